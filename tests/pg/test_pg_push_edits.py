@@ -208,12 +208,12 @@ def test_the_lines_named_and_a_memory_of_another_store(tmp_path: Path) -> None:
     from lesson_credit.core.log.pgpush import PushReport
     from lesson_credit.core.log.pushmemory import EditedLog, PushMemory
 
-    def read(store_id: str, digests: list[bytes], report: PushReport) -> PushMemory:
+    def read(store_id: str, digests: list[bytes], report: PushReport, first: int | None = 0) -> PushMemory:
         memory = PushMemory(tmp_path / ".cache", store_id, "sessions.jsonl", "db")
         memory.start()
         for number, digest in enumerate(digests, start=1):
             memory.row(number, digest)
-        memory.end(report, lambda: 0)  # (every event added is at the start: what is refused is left so)
+        memory.end(report, lambda: first)  # `first`: the first event (0, 1, ...) the push added
         return memory
 
     pushed = [bytes([i]) * 32 for i in range(1, 8)]  # seven events, as their SHA-256 would be
@@ -224,6 +224,17 @@ def test_the_lines_named_and_a_memory_of_another_store(tmp_path: Path) -> None:
         read("abc", edited, PushReport(added=3))
     assert read("abc", edited, PushReport(added=0)).warning is not None  # all stored: nothing to refuse
     assert read("other", edited, PushReport(added=3)).warning is None  # no memory of that store: as before
+    # every pushed event still there, one the database holds put in after the third (a pulled log), one new
+    # at the end (the 9th event: 8 by the count from 0): pushed; the same log whose first added event is the
+    # one put in: refused, naming lines 4-7 (the places of the seven remembered where another event now is)
+    pulled = [*pushed[:3], b"o" * 32, *pushed[3:], b"n" * 32]
+    assert read("abc", pulled, PushReport(added=1), first=8).warning is None
+    with pytest.raises(EditedLog, match=r"^sessions\.jsonl: lines 4, 5, 6 and 1 more are not"):
+        read("abc", pulled, PushReport(added=2), first=3)
+    # a pushed event gone (the fifth, a copy of the first put in its place): refused, whatever comes after
+    with pytest.raises(EditedLog, match=r"^sessions\.jsonl: line 5 is not"):
+        read("abc", [*pushed[:4], pushed[0], *pushed[5:], b"n" * 32], PushReport(added=1), first=7)
+    read("abc", pushed, PushReport(added=0)).save()  # (the memory of the seven again)
     cut = read("abc", pushed[:3], PushReport(added=0))
     assert cut.warning == "sessions.jsonl: holds 4 fewer events than were pushed to db by the last push (cut since); " \
         "the database keeps them"  # fmt: skip
