@@ -6,6 +6,7 @@ import json
 import os
 import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -213,6 +214,8 @@ def test_a_records_file_rewritten_in_the_same_tick_of_a_coarse_clock_is_read_aga
             return getattr(self._real, name)
 
     monkeypatch.setattr(os, "stat", lambda p, *a, **k: Frozen(real_stat(p, *a, **k)))
+    # and the clock the reads are timed by: it has not ticked either, however long this test takes to get there
+    monkeypatch.setattr("lesson_credit.core.joined_records.time", SimpleNamespace(time_ns=lambda: frozen))
     ws = Workspace(root)
     assert ws.session("s1").base_reward == 0.3
     with open(path, "r+b") as handle:  # in place: the same inode, the same size, the same (frozen) times
