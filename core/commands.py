@@ -38,9 +38,15 @@ def check_session_id(session_id: str) -> None:
         raise WorkspaceError(f"session id {shown!r}: at most {MAX_SESSION_ID} printable characters, please")
 
 
+def is_category(category: str) -> bool:
+    """Whether `category` can be given to record or select: one printable line of at most MAX_SESSION_ID
+    characters (a log written by another tool may hold any string)."""
+    return len(category) <= MAX_SESSION_ID and category.isprintable()
+
+
 def check_category(category: str | None) -> None:
     """A session's category (record, select) is one printable line of at most MAX_SESSION_ID characters."""
-    if category is not None and (len(category) > MAX_SESSION_ID or not category.isprintable()):
+    if category is not None and not is_category(category):
         raise WorkspaceError(f"category must be one line of at most {MAX_SESSION_ID} printable characters")
 
 

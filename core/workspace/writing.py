@@ -60,7 +60,8 @@ class Writing(GptmeFiles):
         `category`: the session's kind of work (default: the one config.toml's [categories] finds in the
         context, else none); the joint policy draws each lesson's effect in it; it is logged either way, in the
         spelling the log already uses for its kind (`KindNames.spelling`: CODE as code), so the log gains no new
-        spelling of a kind it has; a kind the log has not as given."""
+        spelling of a kind it has; a kind the log has not as given, and so is one whose spelling could not be
+        given (another tool's `code<TAB>`: no category a record or select would take)."""
         from lesson_credit.core import attribution, commands, selection_draw
         from lesson_credit.core.bandit.select import category_of
 
@@ -70,7 +71,8 @@ class Writing(GptmeFiles):
         if category is None and self.config.categories:
             category = category_of(context, self.config.categories)
         if category is not None:  # the same lessons and cells either way: they compare kinds (`kind_of`)
-            category = self.kind_names().spelling(category)
+            spelt = self.kind_names().spelling(category)  # (as given when the log's could not be given: a tab)
+            category = spelt if commands.is_category(spelt) else category
         k = self.config.k if k is None else k
         drawn = selection_draw.draw(
             context,

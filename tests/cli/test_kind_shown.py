@@ -119,3 +119,24 @@ def test_a_category_config_finds_is_logged_in_the_logs_spelling(
     argv = ("select", "-w", str(root), "--context", str(root / "task.md"), "--seed", "3", "--session-id", "n1")
     assert run_json(capsys, *argv)["category"] == "bugfix"
     assert selections(root) == {"n1": "bugfix"}
+
+
+def test_select_logs_no_spelling_a_category_could_not_be_given_as(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The log's sessions spell the kind `code` with a tab after it twice (written by another tool: the reader
+    takes any string) and `code` once. `select --category code` logs `code`: a category given to `select` or
+    `record` must be one printable line, and the spelling most used is not one."""
+    events = [session(f"s{i}", 0.5, {FIX: 1.0}, category=c) for i, c in enumerate(["code\t", "code\t", "code"])]
+    root = make_ws(tmp_path, lessons={FIX: ["flaky"]}, events=events)
+    (root / "task.md").write_text("the flaky test again\n")
+    argv = ("select", "-w", str(root), "--context", str(root / "task.md"), "--seed", "3", "--session-id", "n1")
+    # before: exit 1, "category must be one line of at most 200 printable characters" (it would log "code\t")
+    assert run_json(capsys, *argv, "--category", "code")["category"] == "code"
+    assert selections(root) == {"n1": "code"}
+    # shown by the spelling most used all the same (its tab escaped where it is printed)
+    assert {s["session_id"]: s["category"] for s in run_json(capsys, "sessions", "-w", str(root))["sessions"]} == {
+        "s0": "code\t",
+        "s1": "code\t",
+        "s2": "code\t",
+    }
