@@ -68,10 +68,11 @@ ORDER BY i.ord
 ON CONFLICT DO NOTHING
 """
 
-# the first staged line the move added: its copy of those bytes, inserted by this very transaction
+# the first staged line the move added: its copy of those bytes, inserted by this very transaction (its
+# 32-bit id, as xmin holds it: txid_current() is that with the epoch above, on every server version)
 _FIRST_ADDED = """SELECT min(i.ord) FROM incoming AS i LEFT JOIN copies AS c ON c.ord = i.ord
 JOIN lesson_credit.events AS e ON e.digest = i.digest AND e.occurrence = coalesce(c.occurrence, 0)
-WHERE e.xmin = pg_current_xact_id()::xid"""
+WHERE e.xmin = (txid_current() % 4294967296)::text::xid"""
 
 
 @dataclass
