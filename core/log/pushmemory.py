@@ -164,7 +164,17 @@ class PushMemory:
         at = np.minimum(np.searchsorted(held, wanted), max(len(held) - 1, 0))
         if len(held) == 0 or not np.all((held[at] == wanted) & (held_times[at] >= times)):
             return False  # a remembered event is gone from the log: edited, or taken out
-        last = self._kept + int(np.flatnonzero(np.isin(tail, wanted))[-1])  # the last remembered event's place
+        # the remembered events' places: the first copies of each (as many as remembered; a later copy, the same
+        # line appended again, is a new event), and the last of those
+        order = np.argsort(tail, kind="stable")
+        sorted_tail = tail[order]
+        starts = np.searchsorted(sorted_tail, sorted_tail)  # where each one's run of copies begins
+        copy = np.empty(len(tail), dtype=np.int64)
+        copy[order] = np.arange(len(tail)) - starts  # which copy of its bytes each event is, in log order
+        allowed = np.zeros(len(tail), dtype=np.int64)
+        present = np.isin(tail, wanted)
+        allowed[present] = times[np.searchsorted(wanted, tail[present])]
+        last = self._kept + int(np.flatnonzero(copy < allowed)[-1])
         first = first_added()
         return first is not None and first > last
 

@@ -234,6 +234,10 @@ def test_the_lines_named_and_a_memory_of_another_store(tmp_path: Path) -> None:
     # a pushed event gone (the fifth, a copy of the first put in its place): refused, whatever comes after
     with pytest.raises(EditedLog, match=r"^sessions\.jsonl: line 5 is not"):
         read("abc", [*pushed[:4], pushed[0], *pushed[5:], b"n" * 32], PushReport(added=1), first=7)
+    # a copy of a pushed line appended (the same grade given again) is a new event, not the one pushed: by hand
+    # the remembered ones end at the 8th event (7 from 0), the copy is the 9th (8), the push's first addition
+    copied = [*pulled[:-1], pushed[6]]
+    assert read("abc", copied, PushReport(added=1), first=8).warning is None
     read("abc", pushed, PushReport(added=0)).save()  # (the memory of the seven again)
     cut = read("abc", pushed[:3], PushReport(added=0))
     assert cut.warning == "sessions.jsonl: holds 4 fewer events than were pushed to db by the last push (cut since); " \
