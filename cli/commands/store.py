@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,6 +30,8 @@ def cmd_store_push(args: argparse.Namespace) -> int:
     from lesson_credit.core.log.pushmemory import PushMemory
 
     source = JsonlStore(ws.state_dir / "sessions.jsonl")
+    if not os.path.lexists(source.path):  # (pushing nothing would say the log shrank, and forget what was pushed)
+        raise CliError(f"{source.path}: there is no event log to push (moved or deleted?); nothing pushed")
     # what this workspace pushed to this store before: a push that would add lines to a log edited
     # since is refused (core/log/pushmemory.py)
     memory = PushMemory(ws.state_dir / ".cache", store.store_id(), source.name, store.name)

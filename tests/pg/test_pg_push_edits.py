@@ -242,3 +242,23 @@ def test_the_lines_named_and_a_memory_of_another_store(tmp_path: Path) -> None:
     cut = read("abc", pushed[:3], PushReport(added=0))
     assert cut.warning == "sessions.jsonl: holds 4 fewer events than were pushed to db by the last push (cut since); " \
         "the database keeps them"  # fmt: skip
+
+
+def test_a_push_with_no_log_file_is_refused_and_keeps_what_was_pushed_in_memory(
+    capsys: pytest.CaptureFixture[str], ws_root: Path, pg_url: str
+) -> None:
+    """A push run where the log file is gone (moved, a failed checkout) pushed nothing and said the log held 2
+    fewer events, and the memory then described an empty log: the log put back with a pushed line edited was
+    pushed without refusal. It is refused (one line naming the file), nothing pushed, the memory kept."""
+    log = log_path(ws_root)
+    log.write_bytes(S1 + grade("s1", 0.9))
+    assert push(capsys, ws_root, pg_url)["added"] == 2
+    before, remembered = events(pg_url), memory_files(ws_root)
+    log.unlink()
+    code, out, err = run(capsys, "store", "push", "-w", str(ws_root), "--store", pg_url)
+    assert (code, out) == (1, "") and err.count("\n") == 1 and "sessions.jsonl" in err and "nothing pushed" in err
+    assert events(pg_url) == before and memory_files(ws_root) == remembered
+    log.write_bytes(S1 + grade("s1", 0.2))  # back, with the pushed grade edited by hand
+    code, _, err = run(capsys, "store", "push", "-w", str(ws_root), "--store", pg_url)
+    assert code == 1 and "line 2" in err, err
+    assert events(pg_url) == before
