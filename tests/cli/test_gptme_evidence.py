@@ -263,10 +263,15 @@ def test_a_copy_of_our_own_file_that_gptme_updated_imports_only_gptmes_increment
     # Beta(1.92, 2.08) n 2, plus gptme's +1/+0 and one selection
     assert rows(recorded)[GIT] == pytest.approx((2.92, 2.08, 3))
     assert [e.get("increments") for e in lines(recorded)] == [None, None, None, True]
-    gptme_saves(elsewhere, GIT)
-    code, _, err = run_cli("import-gptme", "--workspace", str(recorded), str(elsewhere))
-    assert code == 0, err
+    saved_and_imported(recorded, elsewhere, GIT)
     assert rows(recorded)[GIT] == pytest.approx((3.92, 2.08, 4))  # its second session, once
+
+
+def saved_and_imported(recorded: Path, path: Path, key: str) -> None:
+    """gptme's bandit saves a session on `key` at `path`, then `import-gptme` of `path` (it succeeds)."""
+    gptme_saves(path, key)
+    code, _, err = run_cli("import-gptme", "--workspace", str(recorded), str(path))
+    assert code == 0, err
 
 
 def test_a_copy_of_our_own_file_moved_after_its_import_logs_only_what_is_new(recorded: Path, tmp_path: Path) -> None:
@@ -275,13 +280,9 @@ def test_a_copy_of_our_own_file_moved_after_its_import_logs_only_what_is_new(rec
     first, moved = tmp_path / "a" / "bandit-state.json", tmp_path / "b" / "bandit-state.json"
     first.parent.mkdir()
     first.write_bytes((recorded / STATE_REL).read_bytes())
-    gptme_saves(first, GIT)
-    code, _, err = run_cli("import-gptme", "--workspace", str(recorded), str(first))
-    assert code == 0, err
+    saved_and_imported(recorded, first, GIT)
     first.parent.rename(moved.parent)
-    gptme_saves(moved, GIT)
-    code, _, err = run_cli("import-gptme", "--workspace", str(recorded), str(moved))
-    assert code == 0, err
+    saved_and_imported(recorded, moved, GIT)
     # Beta(1.92, 2.08) n 2, plus two sessions of gptme's, +1/+0 each
     assert rows(recorded)[GIT] == pytest.approx((3.92, 2.08, 4))
 
@@ -313,17 +314,11 @@ def test_a_copy_of_our_own_file_moved_away_and_back_counts_each_session_once(rec
     first, moved = tmp_path / "a" / "bandit-state.json", tmp_path / "b" / "bandit-state.json"
     first.parent.mkdir()
     first.write_bytes((recorded / STATE_REL).read_bytes())
-    gptme_saves(first, GIT)
-    code, _, err = run_cli("import-gptme", "--workspace", str(recorded), str(first))
-    assert code == 0, err
+    saved_and_imported(recorded, first, GIT)
     first.parent.rename(moved.parent)
-    gptme_saves(moved, QUOTE)
-    code, _, err = run_cli("import-gptme", "--workspace", str(recorded), str(moved))
-    assert code == 0, err
+    saved_and_imported(recorded, moved, QUOTE)
     moved.parent.rename(first.parent)
-    gptme_saves(first, GIT)
-    code, _, err = run_cli("import-gptme", "--workspace", str(recorded), str(first))
-    assert code == 0, err
+    saved_and_imported(recorded, first, GIT)
     # git: Beta(1.92, 2.08) n 2 plus gptme's two sessions, +1/+0 each; quote: Beta(1.52, 1.48) n 1 (s1 0.8 at
     # salience 0.5: w 0.65, +0.52/+0.48) plus gptme's one session
     assert rows(recorded)[GIT] == pytest.approx((3.92, 2.08, 4))
@@ -339,9 +334,7 @@ def test_a_copy_of_an_imported_copy_of_our_own_file_logs_only_what_is_new(record
     first.parent.mkdir()
     second.parent.mkdir()
     first.write_bytes((recorded / STATE_REL).read_bytes())
-    gptme_saves(first, GIT)
-    code, _, err = run_cli("import-gptme", "--workspace", str(recorded), str(first))
-    assert code == 0, err
+    saved_and_imported(recorded, first, GIT)
     second.write_bytes(first.read_bytes())
     gptme_saves(second, GIT)
     for path in (second, first, second):  # each once, however often
@@ -361,9 +354,7 @@ def test_a_copy_of_an_imported_copy_imported_again_counts_the_first_copys_sessio
     first.parent.mkdir()
     second.parent.mkdir()
     first.write_bytes((recorded / STATE_REL).read_bytes())
-    gptme_saves(first, GIT)
-    code, _, err = run_cli("import-gptme", "--workspace", str(recorded), str(first))
-    assert code == 0, err
+    saved_and_imported(recorded, first, GIT)
     quote = rows(recorded)[QUOTE]
     second.write_bytes(first.read_bytes())
     gptme_saves(second, QUOTE)
