@@ -14,7 +14,7 @@ import math
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -169,6 +169,7 @@ class LogReader:
             outcomes  # string outcome -> reward (see lesson_credit.core.bandit.config), applied to every snapshot
         )
         self.rewards = rewards  # the reward priority and the scores from outside the log (core.model.sources)
+        self.spellings: Mapping[str, str] = {}  # how the library spells a lesson's id (core/log/arm_names.py)
         self.log = log
         self.index = LogIndex()
         # the hash of what was read, checked before reading on (a database store: its identity
@@ -373,8 +374,14 @@ class LogReader:
         self.snapshot, self._folds = None, {}
         return True
 
+    def set_spellings(self, spellings: Mapping[str, str]) -> None:
+        """Show each arm as the library spells its lesson (`library_spellings`), from the next snapshot on."""
+        self.spellings = spellings
+
     def data(self) -> FoldData:
         """The snapshot of the log as read so far (taken once per change)."""
+        if self.index.use_spellings(self.spellings):
+            self.snapshot, self._folds = None, {}
         if self.snapshot is None:
             self.snapshot = self.index.snapshot(self.outcomes, self.rewards)
         return self.snapshot
@@ -474,8 +481,14 @@ class LogReader:
         return None if offset < 0 else offset
 
     def retired(self) -> dict[str, int]:
-        """Arm -> line of the retire event that retired it."""
-        return self.index.retired
+        """Arm -> line of the retire event that retired it (the arm as shown, whatever form the event spelled)."""
+        index = self.index
+        if not index.unicode_arms:
+            return index.retired
+        shown: dict[str, int] = {}
+        for arm, line in sorted(index.retired.items(), key=lambda item: item[1]):
+            shown.setdefault(index.shown(arm), line)
+        return shown
 
     def selections(self) -> list[tuple[int, SelectionEvent]]:
         """(line, selection) of every selection event, in log order."""

@@ -36,11 +36,10 @@ def candidacies_of(index: LogIndex, data: FoldData) -> Candidacies:
         known = chosen.get(row)
         if known is None or line > known[0]:
             chosen[row] = (line, selection.propensity)
-    arm_index = index.arm_index
     out: dict[tuple[int, int], float] = {}
     for row, (_, propensity) in chosen.items():
         for lesson_id, p in propensity.items():
-            arm = arm_index.get(lesson_id)
+            arm = index.find_arm(lesson_id)  # in whichever Unicode form the selection spelled it
             if arm is not None and 0.0 <= p <= 1.0:
                 out.setdefault((row, arm), p)
     starts = data.session_start

@@ -31,7 +31,7 @@ from msgspec.structs import replace
 from lesson_credit.core.bandit.fold import Posterior
 from lesson_credit.core.base.errors import UserError
 from lesson_credit.core.base.files import StoreError, WriteGuard, write_json
-from lesson_credit.core.base.ids import normalize_id
+from lesson_credit.core.base.ids import library_spellings, normalize_id, one_form
 from lesson_credit.core.base.safe_json import JsonError, decode_json
 from lesson_credit.core.base.safe_read import STATE_MAX_BYTES, UnsafeFile, read_capped, read_regular
 from lesson_credit.core.library.lessons import Library
@@ -79,11 +79,16 @@ class ArmMapper:
     def __init__(self, library_ids: Iterable[str], roots: tuple[str, ...]) -> None:
         self.ids = set(library_ids)
         self.roots = roots
+        self._forms = library_spellings(self.ids)  # an id in another Unicode form than the library's: its lesson
         self._ending: dict[str, list[str]] = {}
         for known in self.ids:
-            parts = known.split("/")
+            parts = one_form(known).split("/")
             for j in range(1, len(parts)):
                 self._ending.setdefault("/".join(parts[j:]), []).append(known)
+
+    def _known(self, lesson_id: str) -> str | None:
+        """The library's id `lesson_id` names, as it is or in another Unicode form (none for ASCII); None: none."""
+        return lesson_id if lesson_id in self.ids else self._forms.get(one_form(lesson_id))
 
     def map(self, raw: str, taken: set[str] | frozenset[str] = frozenset()) -> tuple[str, bool]:
         """A gptme arm id to a library id: an absolute path relative to a root, else `normalize_id`'s,
@@ -95,15 +100,16 @@ class ArmMapper:
                 prefix = root.rstrip("/") + "/"
                 if text.startswith(prefix):
                     candidate = text[len(prefix) :]
-                    return candidate, candidate in self.ids
+                    known = self._known(candidate)
+                    return (candidate, False) if known is None else (known, True)
         lesson_id = normalize_id(text)  # (an absolute path: the part after its last `lessons` folder)
-        if lesson_id in self.ids:
-            return lesson_id, True
+        if (known := self._known(lesson_id)) is not None:
+            return known, True
         # known ids that end in "/" + lesson_id, and lesson_id's own suffixes that are known ids
         pieces = lesson_id.split("/")
-        ending = ["/".join(pieces[j:]) for j in range(1, len(pieces))]
-        suffix_matches = {known for known in self._ending.get(lesson_id, ()) if known not in taken}
-        suffix_matches |= {known for known in ending if known in self.ids and known not in taken}
+        ending = [self._known("/".join(pieces[j:])) for j in range(1, len(pieces))]
+        suffix_matches = {known for known in self._ending.get(one_form(lesson_id), ()) if known not in taken}
+        suffix_matches |= {known for known in ending if known is not None and known not in taken}
         if len(suffix_matches) == 1:
             return suffix_matches.pop(), True
         return lesson_id, False

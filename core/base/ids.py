@@ -65,6 +65,23 @@ def one_form(text: str) -> str:
     return text if text.isascii() else unicodedata.normalize("NFC", text)
 
 
+def library_spellings(library_ids: Iterable[str]) -> dict[str, str]:
+    """NFC form -> the library's id, for each id that is not ASCII (the others need no mapping). A name the
+    library holds in two forms (two files: a file system that keeps names as given) is left out: the log's
+    spelling of it is shown."""
+    found: dict[str, str] = {}
+    twice: set[str] = set()
+    for lesson_id in library_ids:
+        if not lesson_id.isascii():
+            key = one_form(lesson_id)
+            if key in found:
+                twice.add(key)
+            found[key] = lesson_id
+    for key in twice:
+        del found[key]
+    return found
+
+
 def unicode_forms(text: str) -> list[str]:
     """`text` as typed, then its NFC and NFD forms where they differ (none for ASCII)."""
     if text.isascii():

@@ -58,8 +58,9 @@ from lesson_credit.core.log.vocab import decode_lines
 # 18: after how many sessions each increments event was logged; 19: absolute lesson paths name library ids;
 # 20: after how many sessions each prior event was logged; 21: those steps as typed arrays (core/log/steps.py);
 # 22: graders' names in one Unicode form (NFC); 23: what imports of an exported file saw is kept per file (a copy's
-# apart from the original's), beside the export's numbers; 24: each block's sessions counted per category
-CACHE_VERSION = 24
+# apart from the original's), beside the export's numbers; 24: each block's sessions counted per category;
+# 25: one arm per lesson whatever Unicode form its id was logged in (an arm's NFC form), kept as the log spells it
+CACHE_VERSION = 25
 CACHE_MAGIC = b"lesson-credit log-index 11\n"
 SUMS_MAGIC = b"lesson-credit log-sums 11\n"
 MIN_NEW_BYTES = 4 * 1024 * 1024  # rewrite the cache when a read parsed at least this much
@@ -124,7 +125,7 @@ def _head(index: LogIndex, digest: str, partial: bool, parts: list[Part]) -> dic
         "lines": index.lines,
         "digest": digest,
         "partial": partial,
-        "arm_ids": index.arm_ids,
+        "arm_ids": index.logged_ids(),  # as the log spells them: the library's spelling is applied when read
         "priors": {arm: list(prior) for arm, prior in index.priors.items()},
         "prior_rewards": index.prior_rewards,
         "increments": {arm: list(added) for arm, added in index.increments.items()},
@@ -149,10 +150,7 @@ def _index_of(p: dict[str, Any], sources: list[SectionSource]) -> tuple[LogIndex
         raise ValueError("cache from another version")
     try:
         index = LogIndex()
-        index.arm_ids = [str(arm) for arm in p["arm_ids"]]
-        index.arm_index = {arm: i for i, arm in enumerate(index.arm_ids)}
-        if len(index.arm_index) != len(index.arm_ids):
-            raise ValueError("an arm twice")
+        index.load_arms([str(arm) for arm in p["arm_ids"]])  # ValueError for two arms of one lesson
         index.priors = {str(arm): (float(v[0]), float(v[1]), int(v[2])) for arm, v in p["priors"].items()}
         index.prior_rewards = {str(arm): int(v) for arm, v in p["prior_rewards"].items()}
         index.increments = {

@@ -15,7 +15,9 @@ import msgspec
 import numpy as np
 import numpy.typing as npt
 
+from lesson_credit.core.base.ids import one_form
 from lesson_credit.core.log import scoring
+from lesson_credit.core.log.arm_names import ArmNames
 from lesson_credit.core.log.columns import Column, HeldChunk, Objects, RowMap, StoredChunk
 from lesson_credit.core.log.events import (
     GRADE,
@@ -65,7 +67,7 @@ def _in_order_of_appearance(wanted: set[Any], items: list[Any]) -> list[Any]:
     return ordered
 
 
-class LogIndex:
+class LogIndex(ArmNames):
     """Columns of a log read so far. Grows by `add()`/`add_raw()`/`add_many()`; never rewritten.
 
     Sessions are stored as columns, not objects: a million-session log would otherwise
@@ -76,8 +78,7 @@ class LogIndex:
     """
 
     def __init__(self) -> None:
-        self.arm_ids: list[str] = []
-        self.arm_index: dict[str, int] = {}
+        super().__init__()  # the arms: one per lesson, whatever Unicode form it was logged in (core/log/arm_names.py)
         self.session_ids: Objects[str] = Objects()
         self.session_times: Objects[str | None] = Objects()
         # few distinct values each, one object per value (a million equal strings otherwise)
@@ -188,13 +189,6 @@ class LogIndex:
                 if selection.session_id == session_id:
                     return selection
         return None
-
-    def arm(self, lesson_id: str) -> int:
-        index = self.arm_index.get(lesson_id)
-        if index is None:
-            index = self.arm_index[lesson_id] = len(self.arm_ids)
-            self.arm_ids.append(lesson_id)
-        return index
 
     def _add_session(self, line: int, raw: RawEvent, columns: SessionColumns, offset: int = NO_OFFSET) -> None:
         session_id = columns.session_id
@@ -374,7 +368,7 @@ class LogIndex:
         if self.problems or self.priors or self.increments or self.added_sessions or self.retired or self.exports:
             return None
         return {
-            "arm_ids": self.arm_ids,
+            "arm_ids": self.logged_ids(),
             "raw_arm": self._raw_arm,
             "strings": [column.between(0, len(column)) for column in self._strings()],
             "numbers": [column.view() for column in self._numbers()],
@@ -467,11 +461,12 @@ class LogIndex:
             self.selections.append((line, event))
         elif isinstance(event, RetireEvent):
             for arm in event.arms:
-                self.retired.setdefault(arm, line)
+                self.retired.setdefault(arm, line)  # as written: `Reader.retired` shows it as its arm
         elif isinstance(event, PriorEvent) and event.increments:
             for lesson_id, (a, b, n) in event.arms.items():
-                sum_a, sum_b, sum_n, sum_r = self.increments.get(lesson_id, (0.0, 0.0, 0, 0))
-                self.increments[lesson_id] = (sum_a + a, sum_b + b, sum_n + n, sum_r + event.rewards.get(lesson_id, 0))
+                key = one_form(lesson_id)  # one key per lesson, whatever its form
+                sum_a, sum_b, sum_n, sum_r = self.increments.get(key, (0.0, 0.0, 0, 0))
+                self.increments[key] = (sum_a + a, sum_b + b, sum_n + n, sum_r + event.rewards.get(lesson_id, 0))
                 self.increment_steps.add(self.n_sessions, self.arm(lesson_id), a, b)
             self.added_sessions += event.sessions
             if event.seen is not None:
@@ -479,10 +474,11 @@ class LogIndex:
         elif isinstance(event, PriorEvent):
             before = set(self.prior_from.values())
             for lesson_id, prior in event.arms.items():
-                self.priors[lesson_id] = prior
+                key = one_form(lesson_id)  # one key per lesson, whatever its form
+                self.priors[key] = prior
                 self.prior_steps.add(self.n_sessions, self.arm(lesson_id), prior[0], prior[1])
-                self.prior_rewards[lesson_id] = event.rewards.get(lesson_id, 0)
-                self.prior_from[lesson_id] = line
+                self.prior_rewards[key] = event.rewards.get(lesson_id, 0)
+                self.prior_from[key] = line
             self.prior_counts.imported(line, event.sessions, event.created, before, set(self.prior_from.values()))
         elif isinstance(event, ExportEvent):  # no evidence: the base of a later import of that file
             self.exports.exported(line, event.numbers)

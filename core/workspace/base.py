@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,6 +28,7 @@ from lesson_credit.core.base.clock import iso, utc_now
 from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.base.files import WriteGuard, set_aside_notices
 from lesson_credit.core.base.gc_pause import gc_paused
+from lesson_credit.core.base.ids import library_spellings
 from lesson_credit.core.joined_records import JoinedRecords, SessionRecords
 from lesson_credit.core.library.journals import outside_library_allowed, read_journal
 from lesson_credit.core.library.lessons import LessonProblem, Library, load_library
@@ -94,6 +95,7 @@ class WorkspaceBase:
         self._library: Library | None = None
         self._library_read = 0.0  # time.monotonic() when it was read
         self._library_reread_s = 0.0  # how long its last reread by `_reread_library` took
+        self._spellings: tuple[Library | None, Mapping[str, str]] = (None, {})  # `_library_spellings`
         self._reader = LogReader(
             self.log,
             cache_dir=self.state_dir / ".cache",
@@ -216,7 +218,16 @@ class WorkspaceBase:
         """The fold snapshot of the log (read first if the last change has not been read)."""
         if self._reader.snapshot is None:
             self.refresh()
+        if self._reader.index.unicode_arms:  # an id not in ASCII may be logged in another form than the library's
+            self._reader.set_spellings(self._library_spellings())
         return self._reader.data()
+
+    def _library_spellings(self) -> Mapping[str, str]:
+        """How the library spells each lesson id that is not ASCII, by its NFC form (core/log/arm_names.py)."""
+        library = self.library()
+        if self._spellings[0] is not library:
+            self._spellings = (library, library_spellings(library.by_id()))
+        return self._spellings[1]
 
     def log_problems(self) -> list[LogProblem]:
         return self._reader.problems(self.data())

@@ -1,6 +1,6 @@
 """A lesson named in another Unicode form than its file's: `café.md` with é as one code point (NFC, U+00E9)
 and with an e and a combining accent (NFD, U+0065 U+0301) look alike, so a lesson typed in either form is
-the library's lesson (a record logs the library's id and says so)."""
+the library's lesson (a record logs the library's id and says so), and a lesson logged in both forms is one arm."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.cli_run import run
-from tests.support.engine_helpers import LOG_REL
+from lesson_credit.core.workspace import Workspace
+from tests.support.cli_run import run, run_json
+from tests.support.engine_helpers import LOG_REL, make_workspace, session
 
 NFC = "caf\u00e9.md"
 NFD = "cafe\u0301.md"
@@ -65,3 +66,59 @@ def test_sessions_and_explain_find_a_lesson_typed_in_the_other_form(
     code, out, err = run(capsys, "explain", "s1", "-w", str(ws), "--lesson", NFD.removesuffix(".md"))
     assert code == 0, err
     assert f"{NFC}: salience" in out
+
+
+def logged_in_both_forms(tmp_path: Path, library: str) -> Path:
+    """A library holding tools/`library`, and a log where s1 injected it as tools/café.md in NFC and s2 in NFD,
+    each session rewarded 0.8 at salience 1 (a log written on a Mac, where HFS+ gives NFD names, read here)."""
+    events = [session("s1", 0.8, {f"tools/{NFC}": 1.0}), session("s2", 0.8, {f"tools/{NFD}": 1.0})]
+    return make_workspace(tmp_path, lessons={f"tools/{library}": (["deploy"], "active")}, events=events)
+
+
+@pytest.mark.parametrize("library", [NFC, NFD], ids=["file-NFC", "file-NFD"])
+def test_a_lesson_logged_in_two_unicode_forms_is_one_arm_keyed_by_the_librarys_spelling(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], library: str
+) -> None:
+    # seed, floor 0.3, salience 1: w = 1, so each session credits 0.8 to alpha and 0.2 to beta:
+    # Beta(1 + 0.8 + 0.8, 1 + 0.2 + 0.2) = Beta(2.6, 1.4), n 2 (two rows of n 1, Beta(1.8, 1.2), before)
+    ws = logged_in_both_forms(tmp_path, library)
+    rows = run_json(capsys, "status", "-w", str(ws), "--json")["lessons"]
+    assert [(r["path"], r["status"], r["n"]) for r in rows] == [(f"tools/{library}", "active", 2)]
+    assert (rows[0]["alpha"], rows[0]["beta"]) == pytest.approx((2.6, 1.4))
+    # a grade of s2 at the reward it has (the numbers stay) rewrites the state file gptme's bandit reads
+    assert run(capsys, "grade", "-w", str(ws), "s2", "0.8")[0] == 0
+    state = json.loads((ws / "state" / "lesson-thompson" / "bandit-state.json").read_text(encoding="utf-8"))
+    assert list(state["arms"]) == [f"tools/{library}"]  # the library's code points: gptme opens that file
+    assert (state["arms"][f"tools/{library}"]["alpha"], state["arms"][f"tools/{library}"]["beta"]) == pytest.approx(
+        (2.6, 1.4)
+    )
+    for session_id in ("s1", "s2"):  # each session's lesson is the library's, however that session logged it
+        assert [e["path"] for e in run_json(capsys, "show", "-w", str(ws), session_id)["lessons"]] == [
+            f"tools/{library}"
+        ]
+    code, _, err = run(capsys, "export-gptme", "-w", str(ws), str(tmp_path / "export.json"))
+    assert code == 0, err
+    exported = json.loads((tmp_path / "export.json").read_text(encoding="utf-8"))["arms"]
+    assert list(exported) == [f"tools/{library}"] and exported[f"tools/{library}"]["total_selections"] == 2
+
+
+def test_a_lesson_the_library_lacks_logged_in_two_forms_is_one_arm_spelled_as_first_logged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # s1 logs gone/café.md in NFD, s2 in NFC, 0.8 at salience 1 each: one missing arm, Beta(2.6, 1.4) as above,
+    # shown as the log first spelled it (NFD), the library having no spelling of its own
+    events = [session("s1", 0.8, {f"gone/{NFD}": 1.0}), session("s2", 0.8, {f"gone/{NFC}": 1.0})]
+    ws = make_workspace(tmp_path, lessons={"tools/git.md": (["git"], "active")}, events=events)
+    rows = run_json(capsys, "status", "-w", str(ws), "--json")["lessons"]
+    missing = [(r["path"], r["n"], r["alpha"], r["beta"]) for r in rows if r["status"] == "missing"]
+    assert missing == [(f"gone/{NFD}", 2, pytest.approx(2.6), pytest.approx(1.4))]
+
+
+def test_the_parsed_log_cache_keeps_one_arm_and_the_librarys_spelling(tmp_path: Path) -> None:
+    # as the first test (NFD library): read once to write the parsed-log cache, then from it
+    ws = logged_in_both_forms(tmp_path, NFD)
+    for _ in range(2):
+        table = Workspace(ws, cache_threshold=1).lesson_table()
+        assert [(row.path, row.n) for row in table.rows] == [(f"tools/{NFD}", 2)]
+        assert (table.rows[0].alpha, table.rows[0].beta) == pytest.approx((2.6, 1.4))
+    assert list((ws / "state" / "lesson-thompson" / ".cache").iterdir())  # the second read was the cache's

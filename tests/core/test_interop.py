@@ -35,6 +35,19 @@ def test_map_arm_id() -> None:
     assert map_arm_id("tools/nowhere.md", library, roots) == ("tools/nowhere.md", False)
 
 
+def test_map_arm_id_takes_an_id_in_another_unicode_form_for_the_librarys_lesson() -> None:
+    nfc, nfd = "tools/caf\u00e9.md", "tools/cafe\u0301.md"  # é as one code point; e and a combining accent
+    for library, other in ((nfc, nfd), (nfd, nfc)):
+        ids = {library, GIT}
+        assert map_arm_id(other, ids, ("/ws/lessons",)) == (library, True)
+        assert map_arm_id("/ws/lessons/" + other, ids, ("/ws/lessons",)) == (library, True)  # under a root
+        assert map_arm_id("/home/bob/lessons/" + other, ids, ()) == (library, True)
+        assert map_arm_id("vendor/" + other, ids, ()) == (library, True)  # by its path's end
+    # a library holding both (two files): each is its own lesson, named as given
+    assert map_arm_id(nfd, {nfc, nfd}, ()) == (nfd, True)
+    assert map_arm_id(nfc, {nfc, nfd}, ()) == (nfc, True)
+
+
 def test_prior_then_sessions_fold_on_top(tmp_path: Path) -> None:
     root = make_workspace(tmp_path, lessons=BASIC_LESSONS)
     ws = Workspace(root, clock=fixed_clock)

@@ -1,0 +1,35 @@
+"""One arm per lesson whatever Unicode form the log spelled its id in, shown as the library spells it."""
+
+from __future__ import annotations
+
+from lesson_credit.core.base.ids import library_spellings
+from lesson_credit.core.log.index import LogIndex
+
+NFC = "tools/caf\u00e9.md"  # é as one code point
+NFD = "tools/cafe\u0301.md"  # e and a combining accent
+
+
+def test_both_forms_are_one_arm_shown_as_first_logged_until_the_library_spells_it() -> None:
+    index = LogIndex()
+    assert [index.arm(NFD), index.arm("tools/git.md"), index.arm(NFC)] == [0, 1, 0]
+    assert (index.arm_ids, index.unicode_arms) == ([NFD, "tools/git.md"], True)
+    assert index.find_arm(NFC) == index.find_arm(NFD) == 0 and index.find_arm("tools/other.md") is None
+    assert index.use_spellings(library_spellings([NFC, "tools/git.md"])) is True
+    assert index.arm_ids == [NFC, "tools/git.md"] and index.logged_ids() == [NFD, "tools/git.md"]
+    assert index.shown(NFD) == NFC and index.shown("gone/x.md") == "gone/x.md"
+    assert index.use_spellings({}) is True  # the library no longer has it: as the log first spelled it
+    assert index.arm_ids == index.logged_ids() == [NFD, "tools/git.md"]
+
+
+def test_an_arm_first_logged_after_the_spellings_are_set_is_shown_as_the_library_spells_it() -> None:
+    index = LogIndex()
+    index.arm("tools/git.md")
+    assert index.use_spellings(library_spellings([NFD])) is False  # no arm of it yet (and all ASCII)
+    assert index.arm(NFC) == 1 and index.arm_ids == ["tools/git.md", NFD]
+    assert index.logged_ids() == ["tools/git.md", NFC]
+
+
+def test_a_library_holding_both_forms_spells_neither() -> None:
+    # two files whose names differ only in form: the log's one arm keeps the log's spelling
+    assert library_spellings([NFC, NFD, "tools/git.md"]) == {}
+    assert library_spellings([NFD]) == {NFC: NFD}
