@@ -22,6 +22,7 @@ from lesson_credit.core.bandit import interop
 from lesson_credit.core.bandit.interop import ImportReport
 from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.base.files import reading_back, refuse_unreplaceable
+from lesson_credit.core.base.ids import one_form
 from lesson_credit.core.base.numbers import counted
 from lesson_credit.core.log.events import FileNumbers, encode
 from lesson_credit.core.log.exports import OtherNames
@@ -388,9 +389,10 @@ class GptmeFiles(StateFile):
         as many sessions or more (an import of the same content)."""
         index = self._reader.index
         arms, rewards = report.prior()
-        counted = max((index.prior_counts.of(index.prior_from.get(arm, -1)) for arm in arms), default=0)
+        keys = {arm: one_form(arm) for arm in arms}  # the index keeps priors by a lesson's NFC form
+        counted = max((index.prior_counts.of(index.prior_from.get(key, -1)) for key in keys.values()), default=0)
         return report.sessions <= counted and all(
-            index.priors.get(arm) == prior and index.prior_rewards.get(arm, 0) == rewards.get(arm, 0)
+            index.priors.get(keys[arm]) == prior and index.prior_rewards.get(keys[arm], 0) == rewards.get(arm, 0)
             for arm, prior in arms.items()
         )
 

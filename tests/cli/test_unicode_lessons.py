@@ -122,3 +122,21 @@ def test_the_parsed_log_cache_keeps_one_arm_and_the_librarys_spelling(tmp_path: 
         assert [(row.path, row.n) for row in table.rows] == [(f"tools/{NFD}", 2)]
         assert (table.rows[0].alpha, table.rows[0].beta) == pytest.approx((2.6, 1.4))
     assert list((ws / "state" / "lesson-thompson" / ".cache").iterdir())  # the second read was the cache's
+
+
+@pytest.mark.parametrize("library", [NFC, NFD], ids=["file-NFC", "file-NFD"])
+def test_a_gptme_file_imported_again_is_known_whatever_form_the_library_spells_its_lesson_in(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], library: str
+) -> None:
+    # gptme's file keys the arm as the library spells the file: Beta(3, 2) after 3 selections, 2 rewarded
+    ws = make_workspace(tmp_path, lessons={f"tools/{library}": (["deploy"], "active")})
+    source = tmp_path / "bandit-state.json"
+    arm = {"alpha": 3.0, "beta": 2.0, "total_selections": 3, "total_rewards": 2}
+    source.write_text(json.dumps({"arms": {f"tools/{library}": arm}, "total_sessions": 3}), encoding="utf-8")
+    assert run(capsys, "import-gptme", "-w", str(ws), str(source))[0] == 0
+    code, out, err = run(capsys, "import-gptme", "-w", str(ws), str(source))
+    assert code == 0, err
+    assert "in the log already; nothing imported" in out  # the same priors: no second prior event
+    assert len((ws / LOG_REL).read_text(encoding="utf-8").splitlines()) == 1
+    (row,) = run_json(capsys, "status", "-w", str(ws))["lessons"]
+    assert (row["path"], row["n"], row["alpha"], row["beta"]) == (f"tools/{library}", 3, 3.0, 2.0)
