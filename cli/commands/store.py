@@ -30,7 +30,9 @@ def cmd_store_push(args: argparse.Namespace) -> int:
     from lesson_credit.core.log.pushmemory import PushMemory
 
     source = JsonlStore(ws.state_dir / "sessions.jsonl")
-    if not os.path.lexists(source.path):  # (pushing nothing would say the log shrank, and forget what was pushed)
+    # no log file, or a symbolic link to one moved away: pushing nothing would say the log shrank (and forget
+    # what was pushed)
+    if not os.path.exists(source.path):
         raise CliError(f"{source.path}: there is no event log to push (moved or deleted?); nothing pushed")
     # what this workspace pushed to this store before: a push that would add lines to a log edited
     # since is refused (core/log/pushmemory.py)

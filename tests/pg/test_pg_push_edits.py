@@ -262,3 +262,25 @@ def test_a_push_with_no_log_file_is_refused_and_keeps_what_was_pushed_in_memory(
     code, _, err = run(capsys, "store", "push", "-w", str(ws_root), "--store", pg_url)
     assert code == 1 and "line 2" in err, err
     assert events(pg_url) == before
+
+
+def test_a_push_through_a_link_to_a_log_moved_away_is_refused_and_keeps_what_was_pushed_in_memory(
+    capsys: pytest.CaptureFixture[str], ws_root: Path, pg_url: str
+) -> None:
+    """sessions.jsonl a symbolic link to the log kept elsewhere, that log moved away: no log file either (the link
+    leads nowhere). The push is refused as above, and the log moved back with a pushed grade edited is refused."""
+    log, real = log_path(ws_root), ws_root / "kept" / "sessions.jsonl"
+    real.parent.mkdir()
+    real.write_bytes(S1 + grade("s1", 0.9))
+    log.symlink_to(real)
+    assert push(capsys, ws_root, pg_url)["added"] == 2
+    before, remembered = events(pg_url), memory_files(ws_root)
+    real.rename(ws_root / "moved.jsonl")
+    code, out, err = run(capsys, "store", "push", "-w", str(ws_root), "--store", pg_url)
+    assert (code, out) == (1, "") and err.count("\n") == 1 and "sessions.jsonl" in err and "nothing pushed" in err
+    assert events(pg_url) == before and memory_files(ws_root) == remembered
+    (ws_root / "moved.jsonl").rename(real)
+    real.write_bytes(S1 + grade("s1", 0.2))  # back, with the pushed grade edited by hand
+    code, _, err = run(capsys, "store", "push", "-w", str(ws_root), "--store", pg_url)
+    assert code == 1 and "line 2" in err, err
+    assert events(pg_url) == before
