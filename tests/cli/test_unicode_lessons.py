@@ -132,7 +132,8 @@ def test_a_gptme_file_imported_again_is_known_whatever_form_the_library_spells_i
     ws = make_workspace(tmp_path, lessons={f"tools/{library}": (["deploy"], "active")})
     source = tmp_path / "bandit-state.json"
     arm = {"alpha": 3.0, "beta": 2.0, "total_selections": 3, "total_rewards": 2}
-    source.write_text(json.dumps({"arms": {f"tools/{library}": arm}, "total_sessions": 3}), encoding="utf-8")
+    file = {"arms": {f"tools/{library}": arm}, "total_sessions": 3, "created": "2026-11-01T00:00:00Z"}
+    source.write_text(json.dumps(file), encoding="utf-8")
     assert run(capsys, "import-gptme", "-w", str(ws), str(source))[0] == 0
     code, out, err = run(capsys, "import-gptme", "-w", str(ws), str(source))
     assert code == 0, err
@@ -140,3 +141,11 @@ def test_a_gptme_file_imported_again_is_known_whatever_form_the_library_spells_i
     assert len((ws / LOG_REL).read_text(encoding="utf-8").splitlines()) == 1
     (row,) = run_json(capsys, "status", "-w", str(ws))["lessons"]
     assert (row["path"], row["n"], row["alpha"], row["beta"]) == (f"tools/{library}", 3, 3.0, 2.0)
+    # a session later, an export onto that file: its evidence is the log's (imported), so it is replaced
+    with (ws / LOG_REL).open("a", encoding="utf-8") as log:
+        log.write(json.dumps(session("s1", 0.8, {f"tools/{library}": 1.0})) + "\n")
+    code, _, err = run(capsys, "export-gptme", "-w", str(ws), str(source))
+    assert code == 0, err
+    # Beta(3, 2) and one session at 0.8, salience 1: Beta(3.8, 2.2), 4 selections
+    exported = json.loads(source.read_text(encoding="utf-8"))["arms"][f"tools/{library}"]
+    assert (exported["alpha"], exported["beta"], exported["total_selections"]) == pytest.approx((3.8, 2.2, 4))
