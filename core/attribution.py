@@ -74,13 +74,16 @@ def broad_keywords_of(
     return broad_keywords(lessons, read, coverage, share)
 
 
-def dropout_log(root: Path, library: Library) -> DropoutLog:
-    """gptme's randomized-dropout logs under `root` (state/lesson-dropout/*.jsonl), ids mapped to library ids."""
+def dropout_log(root: Path, library: Library, shown: Callable[[str], str] | None = None) -> DropoutLog:
+    """gptme's randomized-dropout logs under `root` (state/lesson-dropout/*.jsonl), ids mapped to library ids;
+    `shown` (LogIndex.shown): a lesson the library lacks, to its arm's id in whatever Unicode form it names it."""
     from lesson_credit.core.analysis.dropout import DROPOUT_DIR, read_dropout_logs
     from lesson_credit.core.bandit.interop import ArmMapper
 
     mapper = ArmMapper((lesson.id for lesson in library.lessons), library.roots)
-    return read_dropout_logs(root / DROPOUT_DIR, lambda raw: mapper.map(raw)[0])
+    if shown is None:
+        return read_dropout_logs(root / DROPOUT_DIR, lambda raw: mapper.map(raw)[0])
+    return read_dropout_logs(root / DROPOUT_DIR, lambda raw: shown(mapper.map(raw)[0]))
 
 
 def session_coins(root: Path, library: Library, session_id: str) -> dict[str, bool]:
@@ -111,7 +114,7 @@ def loo(
     from lesson_credit.core.analysis.dropout import randomized_effects
 
     candidacies = candidacies_of(reader.index, data)
-    dropout = dropout_log(root, library)
+    dropout = dropout_log(root, library, reader.index.shown)
     randomized = randomized_effects(dropout, reader.row_of, data.base) if len(dropout) else None
     results = leave_one_out(
         data,

@@ -149,3 +149,26 @@ def test_a_gptme_file_imported_again_is_known_whatever_form_the_library_spells_i
     # Beta(3, 2) and one session at 0.8, salience 1: Beta(3.8, 2.2), 4 selections
     exported = json.loads(source.read_text(encoding="utf-8"))["arms"][f"tools/{library}"]
     assert (exported["alpha"], exported["beta"], exported["total_selections"]) == pytest.approx((3.8, 2.2, 4))
+
+
+def test_a_dropout_log_naming_a_lesson_the_library_lacks_in_the_other_form_is_that_lessons_trial(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # s0..s7 rewarded 0.2..0.9; gone/café.md (NFC in the log, NFD in gptme's dropout log) kept in the even
+    # ones (0.2, 0.4, 0.6, 0.8: mean 0.5), withheld in the odd ones (0.3, 0.5, 0.7, 0.9: mean 0.6): -0.1, 4 and 4
+    kept = [i % 2 == 0 for i in range(8)]
+    events = [
+        session(f"s{i}", 0.2 + 0.1 * i, {"tools/git.md": 1.0, **({f"gone/{NFC}": 1.0} if kept[i] else {})})
+        for i in range(8)
+    ]
+    ws = make_workspace(tmp_path, lessons={"tools/git.md": (["git"], "active")}, events=events)
+    trials = ws / "state" / "lesson-dropout"
+    trials.mkdir(parents=True)
+    for i in range(8):
+        named = [{"path": f"gone/{NFD}", "title": "Café"}]
+        line = {"ts": 1.0, "session_id": f"s{i}", "epsilon": 0.5, "matched": named if kept[i] else []}
+        (trials / f"s{i}.jsonl").write_text(json.dumps({**line, "withheld": [] if kept[i] else named}) + "\n")
+    rows = {row["lesson"]: row for row in run_json(capsys, "loo", "-w", str(ws))["results"]}
+    randomized = rows[f"gone/{NFC}"]["randomized"]
+    assert (randomized["n_kept"], randomized["n_withheld"]) == (4, 4)
+    assert randomized["estimate"] == pytest.approx(-0.1)
