@@ -111,12 +111,13 @@ class SessionsView:
         import numpy as np
 
         from lesson_credit.tui.session_search import Found
+        from lesson_credit.tui.text import folded
 
         if self.lesson_entries is None or not needle:
             return self.search.find("", pending_only, limit)
         arm_ids, entry_arm, entry_session = self.lesson_entries
-        needle = needle.lower()
-        arms = [i for i, arm in enumerate(arm_ids) if needle in arm.lower()]
+        needle = folded(needle)  # (either Unicode form of a lesson id, as the jump's session ids)
+        arms = [i for i, arm in enumerate(arm_ids) if needle in folded(arm)]
         rows = np.unique(entry_session[np.isin(entry_arm, arms)]).astype(np.int64)
         if pending_only:
             rows = np.intersect1d(rows, self.search.pending_rows)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
@@ -55,6 +56,12 @@ def one_line(value: str | None, empty: str = "") -> str:
     if value is None or value == "":
         return empty
     return value.translate(_ONE_LINE)
+
+
+def folded(text: str) -> str:
+    """`text` to compare as a person reads it: one Unicode form (`café` typed with é as one code point or as
+    `e` and a combining accent) and no case."""
+    return text.casefold() if text.isascii() else unicodedata.normalize("NFC", text).casefold()
 
 
 def spaced(cell: Text) -> Text:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 import pytest
@@ -251,3 +252,30 @@ def test_sessions_view_holds_the_columns_and_reads_like_the_summaries(tmp_path: 
     with pytest.raises(IndexError):
         view.sessions[1300]
     assert view.rewards == reward_series([s.base_reward for s in summaries])  # the base column's series: the same
+
+
+@pytest.mark.parametrize("library_form", ["NFC", "NFD"])
+def test_the_lesson_filter_finds_a_lesson_typed_in_either_unicode_form(
+    tmp_path: Path, library_form: Literal["NFC", "NFD"]
+) -> None:
+    """`lesson:café` typed on a keyboard (é one code point) finds the sessions of `tools/café.md` whose library
+    spells it with `e` and a combining accent (a Mac's checkout), and the other way round: the arm is shown in
+    the library's spelling, and a plain substring test matched neither way."""
+    import unicodedata
+
+    from tests.support.engine_helpers import make_workspace
+
+    cafe = unicodedata.normalize(library_form, "tools/café.md")
+
+    def session(sid: str, lesson: str) -> dict[str, object]:
+        return {"type": "session", "session_id": sid, "base_reward": 0.5, "lessons": [{"path": lesson, "salience": 1}]}
+
+    events = [session("s1", cafe), session("s2", "tools/git.md"), session("s3", cafe)]
+    root = make_workspace(tmp_path, {cafe: (["coffee"], "active"), "tools/git.md": (["git"], "active")}, events)
+    view = WorkspaceSource(Workspace(root)).sessions_view()
+    forms: tuple[Literal["NFC", "NFD"], ...] = ("NFC", "NFD")
+    for typed_form in forms:
+        for needle in ("café", "CAFÉ.md"):
+            found = view.with_lesson(unicodedata.normalize(typed_form, needle), False, 10)
+            rows = [view.table.session_ids[int(row)] for row in found.rows]
+            assert rows == ["s3", "s1"], (typed_form, needle)  # newest first

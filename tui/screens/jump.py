@@ -20,7 +20,7 @@ from textual.widgets import Input, Label, Static
 
 from lesson_credit.tui.screens.base import screen_css
 from lesson_credit.tui.screens.dialog_toasts import ToastsAsBelow
-from lesson_credit.tui.text import listed, one_line
+from lesson_credit.tui.text import folded, listed, one_line
 
 MATCHES_SHOWN = 5
 MAX_TYPED = 256  # characters: no session id comes near it
@@ -42,8 +42,8 @@ def resolve_session(typed: str, ids: Sequence[str]) -> tuple[str | None, str]:
             return form, ""
     matches = [sid for sid in ids if sid.startswith(forms)]  # in any form: ids that look as if they start with it
     if not matches:  # any case, and any Unicode form: an accent typed as one code point or as two look alike
-        folded = _folded(text)
-        matches = [sid for sid in ids if _folded(sid).startswith(folded)]
+        typed = folded(text)
+        matches = [sid for sid in ids if folded(sid).startswith(typed)]
     if len(matches) == 1:
         return matches[0], ""
     if not matches:
@@ -56,10 +56,6 @@ def _forms(text: str) -> tuple[str, ...]:
     if text.isascii():
         return (text,)
     return tuple(dict.fromkeys((text, unicodedata.normalize("NFC", text), unicodedata.normalize("NFD", text))))
-
-
-def _folded(text: str) -> str:
-    return unicodedata.normalize("NFC", text).casefold() if not text.isascii() else text.casefold()
 
 
 class JumpScreen(ToastsAsBelow, ModalScreen[None]):
