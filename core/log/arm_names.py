@@ -64,6 +64,11 @@ class ArmNames:
     def load_arms(self, logged: list[str]) -> None:
         """Start with these arms, each as the log first spelled it; ValueError when two are one lesson."""
         self.arm_ids, self.arm_index, self._logged, self._spelled = [], {}, {}, {}
+        if all(lesson_id.isascii() for lesson_id in logged):  # each its own form: nothing to normalise
+            self.arm_ids, self.arm_index = list(logged), {lesson_id: i for i, lesson_id in enumerate(logged)}
+            if len(self.arm_index) != len(logged):
+                raise ValueError("an arm twice")
+            return
         for lesson_id in logged:
             if lesson_id in self.arm_index or one_form(lesson_id) in self.arm_index:
                 raise ValueError("an arm twice")

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from lesson_credit.core.base.ids import library_spellings
+from lesson_credit.core.log.arm_names import ArmNames
 from lesson_credit.core.log.index import LogIndex
 
 NFC = "tools/caf\u00e9.md"  # é as one code point
@@ -33,3 +36,16 @@ def test_a_library_holding_both_forms_spells_neither() -> None:
     # two files whose names differ only in form: the log's one arm keeps the log's spelling
     assert library_spellings([NFC, NFD, "tools/git.md"]) == {}
     assert library_spellings([NFD]) == {NFC: NFD}
+
+
+def test_arms_loaded_from_the_cache_are_refused_when_two_are_one_lesson() -> None:
+    """What the parsed-log cache lists is one arm per lesson: the same id twice, or one lesson in both forms,
+    is a damaged cache (ValueError: rebuilt from the log); ASCII ids and other ones load as listed."""
+    for listed in (["a.md", "b.md", "a.md"], [NFC, "b.md", NFD]):
+        with pytest.raises(ValueError):
+            ArmNames().load_arms(listed)
+    for listed in (["a.md", "b.md"], ["a.md", NFD]):
+        names = ArmNames()
+        names.load_arms(listed)
+        assert names.arm_ids == listed and [names.find_arm(i) for i in listed] == [0, 1]
+        assert names.find_arm("c.md") is None and names.arm("c.md") == 2
