@@ -53,10 +53,19 @@ def sorted_rows(
 ) -> list[LessonRow]:
     if column == "effect":  # lessons without an estimate last, in either direction
         known = effects or {}
-        have = sorted((r for r in rows if r.path in known), key=lambda r: (known[r.path], r.path), reverse=reverse)
+        have = _ties_by_id([r for r in rows if r.path in known], lambda r: (known[r.path], r.path), reverse)
         return have + sorted((r for r in rows if r.path not in known), key=lambda r: r.path)
     key = SORTS[column][1]
+    if column == "lesson":
+        return sorted(rows, key=key, reverse=reverse)
     if column == "mean":  # never used (n 0): the prior's mean says nothing, so after every lesson with evidence
-        used = sorted((r for r in rows if r.n > 0), key=key, reverse=reverse)
+        used = _ties_by_id([r for r in rows if r.n > 0], key, reverse)
         return used + sorted((r for r in rows if r.n <= 0), key=lambda r: r.path)
-    return sorted(rows, key=key, reverse=reverse)
+    return _ties_by_id(list(rows), key, reverse)
+
+
+def _ties_by_id(rows: list[LessonRow], key: Callable[[LessonRow], Any], reverse: bool) -> list[LessonRow]:
+    """By `key` (a tuple ending with the id) in either direction, equal values always in id order, as `status`
+    lists them: sorted by id first, then by the rest of the key (a reversed sort keeps equal rows in order)."""
+    by_id = sorted(rows, key=lambda r: r.path)
+    return sorted(by_id, key=lambda r: key(r)[:-1], reverse=reverse)
