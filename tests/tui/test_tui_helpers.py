@@ -372,6 +372,18 @@ def test_loo_sort_keeps_enough_data_first_and_missing_values_last() -> None:
     assert [r.path for r in sorted_results(with_effect, "effect", False)][:3] == ["c.md", "e.md", "a.md"]
 
 
+def test_loo_sort_lists_equal_values_in_id_order_either_way() -> None:
+    """Equal effects (or lifts) in lesson id order in both directions, as `loo` lists them (its one order breaks
+    ties by id): sorted largest first, a tie came in reverse id order."""
+    tied = {"c.md": 0.2, "a.md": 0.2, "b.md": -0.1, "d.md": 0.2}
+    results = tuple(
+        replace(loo(path, value, 0.01), effect=Effect(value, -1.0, 1.0, "joint")) for path, value in tied.items()
+    )
+    assert [r.path for r in sorted_results(results, "effect", True)] == ["a.md", "c.md", "d.md", "b.md"]
+    assert [r.path for r in sorted_results(results, "effect", False)] == ["b.md", "a.md", "c.md", "d.md"]
+    assert [r.path for r in sorted_results(results, "delta", True)] == ["a.md", "c.md", "d.md", "b.md"]
+
+
 def test_analysis_and_health_text_is_literal() -> None:
     result = loo("[red]x[/].md", 0.1, 0.2, confounded=True, confound_reasons=("[bold]why[/bold]: \x1b[31mred",))
     text = describe(result)

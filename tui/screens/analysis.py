@@ -63,14 +63,16 @@ def has_estimate(result: LooResult) -> bool:
 
 
 def sorted_results(results: tuple[LooResult, ...], column: str, reverse: bool) -> list[LooResult]:
-    """Rows with an effect estimate first, then the dimmed rest; within each, by the column, missing values last."""
+    """Rows with an effect estimate first, then the dimmed rest; within each, by the column (equal values in id
+    order), missing values last."""
     key = SORTS[column][1]
     out: list[LooResult] = []
     for sufficient in (True, False):
         group = [r for r in results if has_estimate(r) == sufficient]
         present = [r for r in group if key(r) is not None]
         missing = [r for r in group if key(r) is None]
-        out += sorted(present, key=lambda r: (key(r), r.path), reverse=reverse)
+        by_id = sorted(present, key=lambda r: r.path)  # equal values stay in id order either way, as `loo` lists them
+        out += sorted(by_id, key=key, reverse=reverse)
         out += sorted(missing, key=lambda r: r.path)
     return out
 
