@@ -9,6 +9,7 @@ from typing import Any, cast
 from lesson_credit.core.api import GradeConflict
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.source import WorkspaceSource
+from lesson_credit.tui.write_state import Write
 from lesson_credit.tui.writes import WriteQueue
 
 BURST = 500  # sessions graded one after another in a long-running dashboard
@@ -282,10 +283,9 @@ def test_an_undo_of_a_grade_dropped_while_it_was_retried_is_refused_and_leaves_t
     assert queue.expected("s1", 0.7) == 0.7
 
 
-def test_u_typed_after_the_writer_dropped_an_undo_and_before_the_app_heard_of_it_undoes_the_grade_on_top() -> None:
-    """0.6 then 0.7 written; `u` (the 0.7) fails, ctrl+d y, its attempt under way fails: the writer drops it, and
-    a `u` typed before the app has handled that (WriteDiscarded) undoes the 0.7, still on top in the log. On the
-    old code it popped the 0.6 under it (the dropped undo had taken the 0.7 off the stack), to be refused."""
+def undo_discarded_while_tried() -> tuple[WriteQueue, Write, Write]:
+    """0.6 then 0.7 written on s1; `u` (undoing the 0.7) fails and is tried again; ctrl+d y while it is under
+    way: (the queue, the 0.7, the undo the writer drops when this attempt fails too)."""
     source = cast(WorkspaceSource, CountingSource())
     queue = WriteQueue()
     queue.commit("s1", 0.6, None, shown=0.5)
@@ -299,6 +299,14 @@ def test_u_typed_after_the_writer_dropped_an_undo_and_before_the_app_heard_of_it
     assert queue.take() is dropped and dropped.reverts is top
     assert queue.retry_after_failure(dropped, "the store is down", 0, lambda: None)  # it failed: tried again
     assert queue.discard() == []  # ctrl+d y while it is tried
+    return queue, top, dropped
+
+
+def test_u_typed_after_the_writer_dropped_an_undo_and_before_the_app_heard_of_it_undoes_the_grade_on_top() -> None:
+    """0.6 then 0.7 written; `u` (the 0.7) fails, ctrl+d y, its attempt under way fails: the writer drops it, and
+    a `u` typed before the app has handled that (WriteDiscarded) undoes the 0.7, still on top in the log. On the
+    old code it popped the 0.6 under it (the dropped undo had taken the 0.7 off the stack), to be refused."""
+    queue, top, dropped = undo_discarded_while_tried()
     assert not queue.retry_after_failure(dropped, "the store is down", 0, lambda: None)  # failed again: dropped
     second = queue.undo("s1")
     assert second.reverts is top
@@ -311,19 +319,7 @@ def test_u_typed_while_the_writer_drops_an_undo_undoes_the_grade_on_top() -> Non
     dropped (none yet) and before it is in the queue. The `u` popped the 0.6 (the dropped undo had taken the 0.7
     off the stack) and was queued too late to be re-aimed with the undos waiting: it aimed at the 0.6 under the
     0.7 still on top in the log, to be refused. It undoes the 0.7, as if it had been queued before the drop."""
-    source = cast(WorkspaceSource, CountingSource())
-    queue = WriteQueue()
-    queue.commit("s1", 0.6, None, shown=0.5)
-    top = queue.commit("s1", 0.7, None, shown=0.5)
-    assert queue.start_draining()
-    for _ in range(2):
-        write = queue.take()
-        assert write is not None and queue.apply(source, write).written
-        queue.read_in("s1", write.line or 0)
-    dropped = queue.undo("s1")
-    assert queue.take() is dropped and dropped.reverts is top
-    assert queue.retry_after_failure(dropped, "the store is down", 0, lambda: None)  # it failed: tried again
-    assert queue.discard() == []  # ctrl+d y while it is tried
+    queue, top, dropped = undo_discarded_while_tried()
     looked = queue._forget_dropped
 
     def writer_drops_meanwhile() -> None:  # (the writer thread, between the key's look and its queueing)

@@ -9,6 +9,7 @@ from closing.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,21 @@ def app(workspace: Workspace, ws_root: Path) -> LessonCreditApp:
 @pytest.fixture(autouse=True)
 def every_toast(monkeypatch: pytest.MonkeyPatch) -> None:
     keep_toasts(monkeypatch)
+
+
+def second_attempt_held(real: Callable[..., Any], attempts: list[object], gate: threading.Event) -> Callable[..., Any]:
+    """`real` with the store down for its first two attempts (each call's arguments put in `attempts`): the
+    first fails at once, the second once the test sets `gate`; the ones after go through."""
+
+    def attempt(*args: Any, **kwargs: Any) -> Any:
+        attempts.append((args, kwargs))
+        if len(attempts) == 2:
+            gate.wait(120)
+        if len(attempts) <= 2:
+            raise StoreUnavailable("postgresql://db: cannot append: connection refused")
+        return real(*args, **kwargs)
+
+    return attempt
 
 
 async def grade(pilot: Any, root: Path, key: str, logged: list[float | None]) -> None:
@@ -108,17 +124,9 @@ async def test_u_typed_while_a_discarded_undo_is_still_tried_undoes_the_grade_on
         screen = await open_session(pilot, "s4")
         await grade(pilot, ws_root, "6", [0.5, 0.6])
         await grade(pilot, ws_root, "7", [0.5, 0.6, 0.7])
-        real, attempts, gate = app.source.append_undo, [], threading.Event()
-
-        def append_undo(*args: Any, **kwargs: Any) -> Any:
-            attempts.append(kwargs.get("line"))
-            if len(attempts) == 2:  # the second attempt fails once the test lets it go; the first at once
-                gate.wait(120)
-            if len(attempts) <= 2:
-                raise StoreUnavailable("postgresql://db: cannot append: connection refused")
-            return real(*args, **kwargs)
-
-        app.source.append_undo = append_undo  # type: ignore[method-assign]
+        attempts: list[object] = []
+        gate = threading.Event()
+        app.source.append_undo = second_attempt_held(app.source.append_undo, attempts, gate)  # type: ignore[method-assign]
         try:
             burst(pilot, "u")
             await wait_until(pilot, lambda: len(attempts) == 2 and app.writes.waiting() is not None, BOUND_S)
@@ -147,17 +155,9 @@ async def test_after_every_write_is_lost_the_question_names_the_other_persons_gr
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = await open_session(pilot, "s4")
-        real, attempts, gate = app.source.append_grade, [], threading.Event()
-
-        def append_grade(*args: Any, **kwargs: Any) -> Any:
-            attempts.append(args)
-            if len(attempts) == 2:  # the second attempt fails once the test lets it go; the first at once
-                gate.wait(120)
-            if len(attempts) <= 2:
-                raise StoreUnavailable("postgresql://db: cannot append: connection refused")
-            return real(*args, **kwargs)
-
-        app.source.append_grade = append_grade  # type: ignore[method-assign]
+        attempts: list[object] = []
+        gate = threading.Event()
+        app.source.append_grade = second_attempt_held(app.source.append_grade, attempts, gate)  # type: ignore[method-assign]
         try:
             burst(pilot, "4", "c")
             await until_asked(pilot, BOUND_S)
