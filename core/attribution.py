@@ -19,7 +19,7 @@ from lesson_credit.core.library.lessons import Lesson, Library
 from lesson_credit.core.log.snapshot import FoldData
 
 if TYPE_CHECKING:
-    from lesson_credit.core.analysis.dropout import DropoutLog
+    from lesson_credit.core.analysis.dropout import Coin, DropoutLog
     from lesson_credit.core.analysis.joint import Design, JointFit
     from lesson_credit.core.reader import LogReader
 
@@ -86,8 +86,9 @@ def dropout_log(root: Path, library: Library, shown: Callable[[str], str] | None
     return read_dropout_logs(root / DROPOUT_DIR, lambda raw: shown(mapper.map(raw)[0]))
 
 
-def session_coins(root: Path, library: Library, session_id: str) -> dict[str, bool]:
-    """The dropout coins the session's trial lines already decided (core/analysis/dropout.py), by library id."""
+def session_coins(root: Path, library: Library, session_id: str) -> dict[str, Coin]:
+    """The dropout coins the session's trial lines already decided, with the epsilon each was flipped at
+    (core/analysis/dropout.py), by library id."""
     from lesson_credit.core.analysis.dropout import DROPOUT_DIR
     from lesson_credit.core.analysis.dropout import session_coins as coins
     from lesson_credit.core.bandit.interop import ArmMapper

@@ -57,7 +57,7 @@ def draw(
     joint: Callable[[], JointPosterior] | None = None,
     category: str | None = None,
     categories: dict[str, tuple[str, ...]] | None = None,
-    coins: Callable[[str], dict[str, bool]] | None = None,
+    coins: Callable[[str], dict[str, dropout_mod.Coin]] | None = None,
 ) -> Draw:
     """Thompson top-k among the lessons matching `context` that are for the session's `category` (a
     lesson's match.session_categories: select.for_category) (`lessons` and the posterior are asked for
@@ -98,9 +98,10 @@ def draw(
         selection = replace(selection, category=category, left_out=tuple(lesson.id for lesson in left_out))
     chosen, seeded = selection, seed
 
-    def withheld(decided: dict[str, bool]) -> Selection:
+    def withheld(decided: dict[str, dropout_mod.Coin]) -> Selection:
         # an earlier trial's coins (a hook run twice) are kept whatever this select's epsilon: the dropout log
-        # counts them, so a lesson it withheld is not injected by a second select without a trial of its own
+        # counts them, so a lesson it withheld is not injected by a second select without a trial of its own;
+        # their propensities are weighed by the epsilon they were flipped at
         if dropout > 0 or decided:
             return dropout_mod.apply_dropout(chosen, dropout, np.random.default_rng([seeded, 2]), decided)
         return chosen

@@ -30,7 +30,7 @@ import stat
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -58,6 +58,13 @@ class DropoutSession:
     kept: frozenset[str]
     withheld: frozenset[str]  # withheld by the first line naming it
     epsilon: float | None
+
+
+class Coin(NamedTuple):
+    """A lesson's dropout coin as the first trial line naming it decided it."""
+
+    kept: bool
+    epsilon: float | None  # that line's epsilon (None: it names none in [0, 1]): P(withheld) when it was flipped
 
 
 @dataclass(frozen=True)
@@ -218,10 +225,19 @@ def _line_coins(record: dict[str, Any], map_id: Callable[[str], str]) -> dict[st
     return coins
 
 
-def session_coins(directory: Path, session_id: str, map_id: Callable[[str], str]) -> dict[str, bool]:
+def _line_epsilon(record: dict[str, Any]) -> float | None:
+    """The line's epsilon when it is a probability (a number in [0, 1]), else None."""
+    eps = record.get("epsilon")
+    if isinstance(eps, int | float) and not isinstance(eps, bool) and 0.0 <= eps <= 1.0:
+        return float(eps)
+    return None
+
+
+def session_coins(directory: Path, session_id: str, map_id: Callable[[str], str]) -> dict[str, Coin]:
     """The coins the session's trial lines already decided, each lesson's first, as `read_dropout_logs`
-    counts them: a second `select --dropout` for the session (a hook run twice) keeps them, so the lessons
-    its record injects are the ones the log says were kept. Empty without a readable log."""
+    counts them, with the epsilon they were flipped at: a second `select --dropout` for the session (a hook
+    run twice) keeps them, so the lessons its record injects are the ones the log says were kept, and
+    weighs them by that epsilon (`apply_dropout`). Empty without a readable log."""
     if check_dropout_session_id(session_id) is not None:
         return {}
     path = directory / f"{session_id}.jsonl"
@@ -229,7 +245,7 @@ def session_coins(directory: Path, session_id: str, map_id: Callable[[str], str]
         raw = _read_regular(path)
     except OSError:
         return {}
-    coins: dict[str, bool] = {}
+    coins: dict[str, Coin] = {}
     for number, line in enumerate(raw.splitlines(), start=1):
         try:
             record = decode_json(line, path, number) if line.strip() else None
@@ -237,8 +253,9 @@ def session_coins(directory: Path, session_id: str, map_id: Callable[[str], str]
             continue
         sid = record.get("session_id") if isinstance(record, dict) else None
         if isinstance(record, dict) and (sid if isinstance(sid, str) and sid else session_id) == session_id:
+            eps = _line_epsilon(record)
             for lesson, kept in _line_coins(record, map_id).items():
-                coins.setdefault(lesson, kept)
+                coins.setdefault(lesson, Coin(kept, eps))
     return coins
 
 
@@ -252,31 +269,42 @@ def check_dropout_session_id(session_id: str) -> str | None:
 
 
 def withhold(
-    selected: Sequence[str], epsilon: float, rng: np.random.Generator, decided: Mapping[str, bool] | None = None
+    selected: Sequence[str], epsilon: float, rng: np.random.Generator, decided: Mapping[str, Coin] | None = None
 ) -> tuple[list[str], list[str]]:
-    """Each selected lesson is withheld with probability epsilon, unless its coin was `decided` already
-    (True: kept): (kept, withheld), order kept."""
+    """Each selected lesson is withheld with probability epsilon, unless its coin was `decided` already:
+    (kept, withheld), order kept."""
     if not 0.0 <= epsilon <= 1.0:
         raise ValueError(f"dropout epsilon must be in [0, 1], got {epsilon!r}")
     drawn = (rng.random(len(selected)) < epsilon).tolist()
     decided = decided or {}
-    coins = [not decided[lesson] if lesson in decided else out for lesson, out in zip(selected, drawn, strict=True)]
+    coins = [
+        not decided[lesson].kept if lesson in decided else out for lesson, out in zip(selected, drawn, strict=True)
+    ]
     kept = [lesson for lesson, out in zip(selected, coins, strict=True) if not out]
     dropped = [lesson for lesson, out in zip(selected, coins, strict=True) if out]
     return kept, dropped
 
 
 def apply_dropout(
-    selection: Selection, epsilon: float, rng: np.random.Generator, decided: Mapping[str, bool] | None = None
+    selection: Selection, epsilon: float, rng: np.random.Generator, decided: Mapping[str, Coin] | None = None
 ) -> Selection:
     """The selection with each chosen lesson withheld with probability epsilon (or as `decided` already:
-    `session_coins`); the propensities become P(injected) = P(chosen) * (1 - epsilon)."""
+    `session_coins`); the propensities become P(injected) = P(chosen) * (1 - epsilon), with the epsilon its
+    coin was flipped at: a decided coin's own (an earlier trial's, which may differ from this one's or be 0),
+    none logged for a coin flipped at an epsilon the log does not give (a wrong weight is worse than none)."""
+    decided = decided or {}
     kept, dropped = withhold(selection.selected, epsilon, rng, decided)
+    propensity: dict[str, float] = {}
+    for lesson, p in selection.propensity.items():
+        eps = decided[lesson].epsilon if lesson in decided else epsilon
+        if eps is not None:
+            propensity[lesson] = p * (1.0 - eps)
     return replace(
         selection,
         selected=tuple(kept),
         withheld=tuple(dropped),
-        propensity={lesson: p * (1.0 - epsilon) for lesson, p in selection.propensity.items()},
+        propensity=propensity,
+        decided=tuple(lesson for lesson in selection.selected if lesson in decided),
     )
 
 
@@ -377,9 +405,12 @@ def log_trial(
 ) -> Callable[[], None]:
     """Append the trial's record (kept and withheld lessons) to the workspace's dropout log.
     Called under the event log's lock before the selection event: a selection logged without
-    its record would look like no trial. Returns what takes the record back out, for when the
+    its record would look like no trial. It names only the coins this trial flipped (not those an earlier
+    trial of the session decided: `Selection.decided`), so each line's epsilon is that of every coin on it.
+    Returns what takes the record back out, for when the
     selection event then fails: a failed `select` leaves no trial line, so its retry leaves one."""
-    kept = [(i, titles[i]) for i in selection.selected]
-    withheld = [(i, titles[i]) for i in selection.withheld]
+    earlier = set(selection.decided)
+    kept = [(i, titles[i]) for i in selection.selected if i not in earlier]
+    withheld = [(i, titles[i]) for i in selection.withheld if i not in earlier]
     line = dropout_record(selection.session_id, epsilon, kept, withheld, ts)
     return append_dropout_record(root / DROPOUT_DIR, selection.session_id, line, guard)

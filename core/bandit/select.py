@@ -37,6 +37,7 @@ class Selection:
     policy: str = ""  # the selection policy drawn from (core.bandit.policy); logged when set
     category: str | None = None  # the session's kind of work the draw was for; logged when set
     left_out: tuple[str, ...] = ()  # lessons matching the context that `category` left out (not logged)
+    decided: tuple[str, ...] = ()  # chosen lessons whose dropout coin an earlier trial of the session flipped
 
     def event(self, timestamp: str) -> dict[str, Any]:
         """The selection event to log (docs/format.md §5.4)."""

@@ -118,7 +118,7 @@ def test_a_second_selects_coins_are_the_lines_the_reader_counts_for_the_session(
     (folder / "x.jsonl").write_text(json.dumps(line) + "\n")
     read = read_dropout_logs(folder, lambda raw: raw).sessions["x"]
     assert (set(read.kept), set(read.withheld)) == ({"b.md"}, {"a.md"})
-    assert session_coins(folder, "x", lambda raw: raw) == {"a.md": False, "b.md": True}
+    assert session_coins(folder, "x", lambda raw: raw) == {"a.md": (False, 0.5), "b.md": (True, 0.5)}  # (kept, epsilon)
 
 
 @pytest.mark.parametrize("earlier", [False, True], ids=["first-line", "after-a-line"])
