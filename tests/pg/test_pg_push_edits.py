@@ -213,7 +213,8 @@ def test_the_lines_named_and_a_memory_of_another_store(tmp_path: Path) -> None:
         memory.start()
         for number, digest in enumerate(digests, start=1):
             memory.row(number, digest)
-        memory.end(report, lambda: first)  # `first`: the first event (0, 1, ...) the push added
+        # `first`: the first event (0, 1, ...) the push added; the database holds every event (none refused)
+        memory.end(report, lambda: first, lambda start: [])
         return memory
 
     pushed = [bytes([i]) * 32 for i in range(1, 8)]  # seven events, as their SHA-256 would be
@@ -240,8 +241,9 @@ def test_the_lines_named_and_a_memory_of_another_store(tmp_path: Path) -> None:
     assert read("abc", copied, PushReport(added=1), first=8).warning is None
     read("abc", pushed, PushReport(added=0)).save()  # (the memory of the seven again)
     cut = read("abc", pushed[:3], PushReport(added=0))
-    assert cut.warning == "sessions.jsonl: holds 4 fewer events than were pushed to db by the last push (cut since); " \
-        "the database keeps them"  # fmt: skip
+    assert cut.warning == "sessions.jsonl: holds 4 fewer events than were pushed to db (cut since); the database " \
+        "keeps them: a push that adds events is refused until they are back (`store pull` writes every event the " \
+        "database holds)"  # fmt: skip
 
 
 def test_a_push_with_no_log_file_is_refused_and_keeps_what_was_pushed_in_memory(

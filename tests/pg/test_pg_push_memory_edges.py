@@ -1,0 +1,151 @@
+"""What a workspace remembers of its pushes (`.cache/pushed-<store id>`) holds what the database holds, and in
+the order this workspace's pushes gave it: a line the database refused is not held there (taking it out later is
+no edit), a line cut from the log is held there still (an edited version appended later is refused, as an edit
+is), and the workspace's own pushed lines reordered are refused like an edit (the database keeps the order they
+were pushed in: a grade moved after another of its session counts in the file, not in the database)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from lesson_credit.core.log.pgstore import PgStore
+from tests.pg.pg_helpers import line, log_path
+from tests.support.cli_run import run, run_json
+
+S1 = line({"type": "session", "session_id": "s1", "base_reward": None,
+           "lessons": [{"path": "tools/git.md", "salience": 1.0}]})  # fmt: skip
+S2 = line({"type": "session", "session_id": "s2", "base_reward": 0.4,
+           "lessons": [{"path": "tools/git.md", "salience": 1.0}]})  # fmt: skip
+S1_AGAIN = line({"type": "session", "session_id": "s1", "base_reward": 0.3,
+                 "lessons": [{"path": "tools/quote.md", "salience": 1.0}]})  # fmt: skip
+
+
+def grade(sid: str, base: float) -> bytes:
+    return line({"type": "grade", "session_id": sid, "base_reward": base, "grader": "manual"})
+
+
+def rewards(url: str) -> list[object]:
+    """Each stored event's `base_reward`, in position order."""
+    with psycopg.connect(url) as conn:
+        rows = conn.execute("SELECT raw FROM lesson_credit.events ORDER BY position").fetchall()
+    return [json.loads(raw).get("base_reward") for (raw,) in rows]
+
+
+def push(capsys: pytest.CaptureFixture[str], root: Path, url: str) -> dict[str, object]:
+    out: dict[str, object] = run_json(capsys, "store", "push", "-w", str(root), "--store", url)
+    return out
+
+
+def refused(capsys: pytest.CaptureFixture[str], root: Path, url: str) -> str:
+    """The one line of a push refused (exit 1, nothing on stdout)."""
+    code, out, err = run(capsys, "store", "push", "-w", str(root), "--store", url)
+    assert (code, out) == (1, "") and err.count("\n") == 1 and "nothing pushed" in err, (code, out, err)
+    return err
+
+
+def test_a_line_the_database_refused_is_not_remembered_so_taking_it_out_is_no_edit(
+    capsys: pytest.CaptureFixture[str], ws_root: Path, pg_url: str
+) -> None:
+    log = log_path(ws_root)
+    log.write_bytes(S1 + grade("s1", 0.9) + S1_AGAIN)  # line 3: a second session event for s1 (not added)
+    out = push(capsys, ws_root, pg_url)
+    assert (out["added"], out["present"]) == (2, 1)
+    log.write_bytes(S1 + grade("s1", 0.9) + grade("s1", 0.5))  # line 3 taken out, a grade appended
+    # before, refused: "line 3 is not what was pushed there", though the database never held that line
+    out = push(capsys, ws_root, pg_url)
+    assert (out["added"], out["present"], out["warnings"]) == (1, 2, [])
+    assert rewards(pg_url) == [None, 0.9, 0.5]
+    # the refused line put back in its place (the database refuses it again) and a grade appended: nothing to say
+    log.write_bytes(S1 + grade("s1", 0.9) + S1_AGAIN + grade("s1", 0.5) + grade("s1", 0.6))
+    out = push(capsys, ws_root, pg_url)
+    assert (out["added"], out["present"], out["warnings"]) == (1, 4, [])
+    out = push(capsys, ws_root, pg_url)  # and pushed again: the same
+    assert (out["added"], out["present"], out["warnings"]) == (0, 5, [])
+    # a pushed line taken out is still refused: line 2's grade 0.9 (the database holds it). By hand, the events
+    # the database holds after s1 were 0.9, 0.5, 0.6 and are now 0.5 (line 3), 0.6 (4), 0.7 (5): lines 3-5
+    # differ (line 2, refused, is not compared)
+    log.write_bytes(S1 + S1_AGAIN + grade("s1", 0.5) + grade("s1", 0.6) + grade("s1", 0.7))
+    assert refused(capsys, ws_root, pg_url).startswith("lesson-credit: sessions.jsonl: lines 3, 4 and 5 are not")
+    assert rewards(pg_url) == [None, 0.9, 0.5, 0.6]
+
+
+def test_a_cut_line_stays_remembered_so_its_edited_version_appended_is_refused(
+    capsys: pytest.CaptureFixture[str], ws_root: Path, pg_url: str
+) -> None:
+    log = log_path(ws_root)
+    log.write_bytes(S1 + S2 + grade("s1", 0.9))
+    assert push(capsys, ws_root, pg_url)["added"] == 3
+    log.write_bytes(S1 + S2)  # the grade cut (the database cannot lose it: its events are append-only)
+    out = push(capsys, ws_root, pg_url)
+    assert (out["added"], out["present"]) == (0, 2)
+    warnings = out["warnings"]
+    assert isinstance(warnings, list) and len(warnings) == 1 and "1 fewer event" in warnings[0], warnings
+    log.write_bytes(S1 + S2 + grade("s1", 0.2))  # the cut grade, edited, back at its place
+    # before, "1 event added" and no warning: the database held 0.9 and then 0.2, two versions of one grade
+    err = refused(capsys, ws_root, pg_url)
+    assert err.startswith("lesson-credit: sessions.jsonl: line 3 is not what was pushed there"), err
+    assert rewards(pg_url) == [None, 0.4, 0.9]
+    # pushed again after the cut, and after the refusal: refused still (the memory holds the grade)
+    log.write_bytes(S1 + S2)
+    assert push(capsys, ws_root, pg_url)["added"] == 0
+    log.write_bytes(S1 + S2 + grade("s1", 0.2))
+    refused(capsys, ws_root, pg_url)
+    # the cut line put back (as `store pull` would write it), the new grade after it: pushed
+    log.write_bytes(S1 + S2 + grade("s1", 0.9) + grade("s1", 0.2))
+    out = push(capsys, ws_root, pg_url)
+    assert (out["added"], out["present"], out["warnings"]) == (1, 3, [])
+    assert rewards(pg_url) == [None, 0.4, 0.9, 0.2]
+
+
+def test_the_workspaces_own_pushed_lines_reordered_are_refused_like_an_edit(
+    capsys: pytest.CaptureFixture[str], ws_root: Path, pg_url: str
+) -> None:
+    log = log_path(ws_root)
+    log.write_bytes(S1 + grade("s1", 0.9) + grade("s1", 0.2))  # 0.2 in force: the later grade
+    assert push(capsys, ws_root, pg_url)["added"] == 3
+    swapped = S1 + grade("s1", 0.2) + grade("s1", 0.9)  # 0.9 in force in the file; 0.2 still in the database
+    log.write_bytes(swapped + S2)
+    # before, "1 event added" and no warning: the file and the database disagreed on s1's reward
+    err = refused(capsys, ws_root, pg_url)
+    assert err.startswith("lesson-credit: sessions.jsonl: lines 2 and 3 hold events pushed to "), err
+    assert "in another order" in err, err
+    assert rewards(pg_url) == [None, 0.9, 0.2]
+    # reordered, nothing to add: a warning, and the memory keeps the order pushed (before, it took the new
+    # order, and the log grown after it was pushed without a word)
+    log.write_bytes(swapped)
+    out = push(capsys, ws_root, pg_url)
+    assert (out["added"], out["present"]) == (0, 3)
+    warnings = out["warnings"]
+    assert isinstance(warnings, list) and len(warnings) == 1 and "in another order" in warnings[0], warnings
+    log.write_bytes(swapped + S2)
+    refused(capsys, ws_root, pg_url)
+    log.write_bytes(S1 + grade("s1", 0.9) + grade("s1", 0.2) + S2)  # the order pushed: pushed
+    out = push(capsys, ws_root, pg_url)
+    assert (out["added"], out["present"], out["warnings"]) == (1, 3, [])
+    assert rewards(pg_url) == [None, 0.9, 0.2, 0.4]
+
+
+def test_a_pulled_log_holding_a_line_another_agent_stored_first_pushes_its_new_lines(
+    capsys: pytest.CaptureFixture[str], ws_root: Path, pg_url: str, tmp_path: Path
+) -> None:
+    # the database's order is not the log's for a line another agent stored before this workspace pushed it
+    # (S2 here): a pull puts it first. Only the lines this workspace's pushes added keep their order
+    other = PgStore(pg_url, agent="other")
+    other.append(S2)
+    other.close()
+    log = log_path(ws_root)
+    log.write_bytes(S1 + grade("s1", 0.9) + S2)
+    out = push(capsys, ws_root, pg_url)
+    assert (out["added"], out["present"]) == (2, 1)
+    pulled = tmp_path / "pulled.jsonl"
+    code, _, err = run(capsys, "store", "pull", str(pulled), "-w", str(ws_root), "--store", pg_url)
+    assert code == 0, err
+    assert pulled.read_bytes() == S2 + S1 + grade("s1", 0.9)  # by hand: the database's order
+    log.write_bytes(pulled.read_bytes() + grade("s1", 0.5))
+    out = push(capsys, ws_root, pg_url)
+    assert (out["added"], out["present"], out["warnings"]) == (1, 3, [])
+    assert rewards(pg_url) == [0.4, None, 0.9, 0.5]
