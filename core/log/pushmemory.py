@@ -35,12 +35,16 @@ refused leaves it as it was), and only when the log holds every event remembered
 allowed: it then describes the log the push read. A log cut, edited or reordered whose push adds
 nothing leaves the memory as it was, so the database's events stay remembered (an edited version
 of a line cut, pushed later, is refused) until the lines are back (`store pull` writes what the
-database holds). A memory that is missing, unreadable, set aside, or of another store (the name
-holds the store's identity: a database created afresh has another) is none: the push behaves as it
-did without one, adding the lines the database does not hold, and leaves a memory of the log it
-pushed. Removing the file is how a log replaced on purpose is pushed. Each workspace keeps its own
-memory, so a second workspace pushing to the same database is judged by its own log alone; lines
-another agent stored count as stored, as before.
+database holds). A memory that is missing, or of another store (the name holds the store's
+identity: a database created afresh has another) is none: the push behaves as it did without one,
+adding the lines the database does not hold, and leaves a memory of the log it pushed. Removing the
+file is how a log replaced on purpose is pushed. A memory there that cannot be read (damaged: its
+checksum or format does not hold; not a regular file: a symbolic link is never followed) may hide an
+edit: a push that would add events is refused, naming it (remove it to push), and one that adds
+nothing goes on with a warning. One of the previous format (digests alone) is read as every event
+held, in no order that must be kept. A caches' folder that leads out of the workspace is never used
+(each push warns). Each workspace keeps its own memory, so a second workspace pushing to the same
+database is judged by its own log alone; lines another agent stored count as stored, as before.
 
 The client holds the memory read (9 bytes per event remembered) and the digests and line numbers
 of the events that follow the part of the log that matches it (sorted copies of both while a log
@@ -66,7 +70,8 @@ from lesson_credit.core.base.safe_read import UnsafeFile
 from lesson_credit.core.base.sealed import seal, unseal
 from lesson_credit.core.log.pgpush import PushReport, Unadded
 
-MAGIC = b"lesson-credit pushed 2\n"  # 2: what the database did with each event (1: digests alone, read as none)
+MAGIC = b"lesson-credit pushed 2\n"  # 2: what the database did with each event
+MAGIC_1 = b"lesson-credit pushed 1\n"  # the digests alone: read as every event held (by whom, unknown)
 DIGEST_BYTES = 8  # of each event's SHA-256, the `digest` column's
 MEMORY_MAX_BYTES = 1 << 30  # 119 million events remembered: past that, no memory is read
 NAMED_LINES = 3  # lines named in a message, then a count of the rest
@@ -89,10 +94,11 @@ class PushMemory:
         """`cache_dir`: the workspace's `.cache` folder (beside the log); `store_id`: the store's
         identity (PgStore.store_id); the names are those messages use."""
         self.log_name, self.store_name = log_name, store_name
-        self.path: Path | None = None
-        if _STORE_ID.fullmatch(store_id) and _inside(cache_dir):
-            self.path = cache_dir / f"pushed-{store_id}"
+        self.shown = cache_dir / f"pushed-{store_id}"  # (what messages name)
+        self._outside = not _inside(cache_dir)  # a link out of the workspace: never read nor written, `end` warns
+        self.path: Path | None = self.shown if _STORE_ID.fullmatch(store_id) and not self._outside else None
         self._payload_head = f"{store_id}\n".encode()
+        self.unread: str | None = None  # why a memory there could not be read (None: read, or none there)
         self._old = self._read()
         self._old_raw = b"" if self._old is None else self._old[0].tobytes()  # (compared line by line)
         self.warning: str | None = None  # the log changed, but the push added nothing: one line
@@ -100,23 +106,22 @@ class PushMemory:
         self.start()
 
     def _read(self) -> tuple[Digests, Flags] | None:
-        """The remembered digests and what the database did with each, or None (no memory, or one that
-        does not hold: see the module docstring)."""
+        """The remembered digests and what the database did with each, or None: no memory there, or
+        one that cannot be read (`unread` says why: see the module docstring)."""
         if self.path is None:
             return None
         try:
             data = read_cache(self.path, MEMORY_MAX_BYTES)
-            payload = bytes(unseal(MAGIC, data)) if data is not None else None
-        except (OSError, UnsafeFile, ValueError):
+        except (OSError, UnsafeFile):
+            data = None
+        if data is None:
+            if os.path.lexists(self.path):  # (a symbolic link, a folder, unreadable: set aside, not followed)
+                self.unread = "is not a regular file that can be read (a symbolic link?): not read"
             return None
-        if payload is None or not payload.startswith(self._payload_head):
-            return None
-        body = payload[len(self._payload_head) :]
-        count, odd = divmod(len(body), DIGEST_BYTES + 1)
-        flags = np.frombuffer(body, dtype=np.uint8, offset=count * DIGEST_BYTES)
-        if odd or np.any(flags > REFUSED):
-            return None
-        return np.frombuffer(body, dtype=np.uint64, count=count), flags
+        memory = _unsealed(data, self._payload_head)
+        if memory is None:
+            self.unread = "is damaged (its checksum or its format does not hold)"
+        return memory
 
     # ------------------------------------------------------------ PushWatch
 
@@ -136,6 +141,22 @@ class PushMemory:
 
     def end(self, report: PushReport, first_added: Callable[[], int | None], unadded: Callable[[int], Unadded]) -> None:
         self.warning, self._new = None, None
+        if self.unread is not None and report.added:
+            raise EditedLog(
+                f"{self.shown}: what this workspace pushed to {self.store_name} {self.unread}, so whether lines "
+                f"pushed before were edited since cannot be told, and this push would add "
+                f"{counted(report.added, 'event')}; nothing pushed. Remove that file to push without that check"
+            )
+        if self._outside:
+            self.warning = (
+                f"{self.shown.parent}: leads out of the workspace: what this workspace pushed to {self.store_name} "
+                "is not remembered there, so a pushed line edited since cannot be told from a new one"
+            )
+        if self.unread is not None:
+            self.warning = (
+                f"{self.shown}: what this workspace pushed to {self.store_name} {self.unread}; nothing added (every "
+                "event of the log is in the database already)"
+            )
         kept = self._kept
         old_digests, old_flags = self._old if self._old is not None else (_digests(b""), _flags(0))
         tail = _digests(bytes(self._tail))
@@ -233,6 +254,28 @@ class PushMemory:
         (core/base/files.py): the command warns."""
         if self.path is not None and self._new is not None:
             write_cache(self.path, seal(MAGIC, self._payload_head + self._new))
+
+
+def _unsealed(data: bytes, head: bytes) -> tuple[Digests, Flags] | None:
+    """The digests and flags a memory's bytes hold (a memory of the previous format: every event held,
+    and in no order that must be kept), None when they do not hold (damaged)."""
+    for magic, width in ((MAGIC, DIGEST_BYTES + 1), (MAGIC_1, DIGEST_BYTES)):
+        try:
+            payload = bytes(unseal(magic, data))
+        except ValueError:
+            continue
+        if not payload.startswith(head):
+            return None
+        body = payload[len(head) :]
+        count, odd = divmod(len(body), width)
+        if width == DIGEST_BYTES:
+            flags = np.full(count, STORED, dtype=np.uint8)
+        else:
+            flags = np.frombuffer(body, dtype=np.uint8, offset=count * DIGEST_BYTES)
+        if odd or np.any(flags > REFUSED):
+            return None
+        return np.frombuffer(body, dtype=np.uint64, count=count), flags
+    return None
 
 
 def _digests(data: bytes) -> Digests:

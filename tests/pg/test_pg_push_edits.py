@@ -180,8 +180,8 @@ def test_a_log_cut_then_grown_is_refused_until_its_memory_is_removed(
     capsys: pytest.CaptureFixture[str], ws_root: Path, pg_url: str
 ) -> None:
     # a cut followed by new lines cannot be told from an edit of the lines cut: refused, naming the
-    # first line that is not the one pushed there; without the memory (removed, or unreadable) the
-    # push adds the lines that are not stored, as it always did
+    # first line that is not the one pushed there; without the memory (removed) the push adds the
+    # lines that are not stored, as it always did (a damaged one is refused: it may hide an edit)
     log = log_path(ws_root)
     log.write_bytes(S1 + grade("s1", 0.9) + S2)
     assert push(capsys, ws_root, pg_url)["added"] == 3
@@ -192,7 +192,10 @@ def test_a_log_cut_then_grown_is_refused_until_its_memory_is_removed(
     (name,) = memory_files(ws_root)
     memory = log.parent / ".cache" / name
     data = memory.read_bytes()
-    memory.write_bytes(data[:-1] + bytes([data[-1] ^ 1]))  # unreadable (its checksum fails): as before
+    memory.write_bytes(data[:-1] + bytes([data[-1] ^ 1]))  # damaged (its checksum fails): refused, naming it
+    code, _, err = run(capsys, "store", "push", "-w", str(ws_root), "--store", pg_url)
+    assert code == 1 and err.startswith(f"lesson-credit: {memory}: ") and "damaged" in err, err
+    memory.unlink()  # removed: as before the memory
     out = push(capsys, ws_root, pg_url)
     assert (out["added"], out["present"]) == (1, 2)
     # the memory is now of this log: an edit of it is refused again

@@ -149,3 +149,97 @@ def test_a_pulled_log_holding_a_line_another_agent_stored_first_pushes_its_new_l
     out = push(capsys, ws_root, pg_url)
     assert (out["added"], out["present"], out["warnings"]) == (1, 3, [])
     assert rewards(pg_url) == [0.4, None, 0.9, 0.5]
+
+
+def memory_path(root: Path) -> Path:
+    (path,) = (log_path(root).parent / ".cache").glob("pushed-*")
+    return path
+
+
+def test_a_damaged_memory_refuses_a_push_that_adds_until_it_is_removed(
+    capsys: pytest.CaptureFixture[str], ws_root: Path, pg_url: str
+) -> None:
+    log = log_path(ws_root)
+    log.write_bytes(S1 + grade("s1", 0.9))
+    assert push(capsys, ws_root, pg_url)["added"] == 2
+    memory = memory_path(ws_root)
+    data = memory.read_bytes()
+    memory.write_bytes(data[:-1] + bytes([data[-1] ^ 1]))  # a bit flipped: its checksum fails
+    log.write_bytes(S1 + grade("s1", 0.2))  # the pushed grade edited by hand
+    # before, read as no memory: "1 event added", and the database held 0.9 and 0.2
+    err = refused(capsys, ws_root, pg_url)
+    assert err.startswith(f"lesson-credit: {memory}: ") and "damaged" in err, err
+    assert rewards(pg_url) == [None, 0.9]
+    assert memory.read_bytes() != data  # left as it was (damaged) for a look
+    # a push that adds nothing cannot double an event: it goes on, says so, and remembers the log again
+    log.write_bytes(S1 + grade("s1", 0.9))
+    out = push(capsys, ws_root, pg_url)
+    assert (out["added"], out["present"]) == (0, 2)
+    warnings = out["warnings"]
+    assert isinstance(warnings, list) and len(warnings) == 1 and "damaged" in warnings[0], warnings
+    # by hand: the same two events (9 bytes each), now as held already (this push did not add them): the same size
+    assert len(memory.read_bytes()) == len(data) and memory.read_bytes() != data
+    log.write_bytes(S1 + grade("s1", 0.2))
+    assert "line 2 is not what was pushed there" in refused(capsys, ws_root, pg_url)
+
+
+def test_a_memory_replaced_by_a_symbolic_link_is_not_followed_and_refuses_a_push_that_adds(
+    capsys: pytest.CaptureFixture[str], ws_root: Path, pg_url: str, tmp_path: Path
+) -> None:
+    log = log_path(ws_root)
+    log.write_bytes(S1 + grade("s1", 0.9))
+    assert push(capsys, ws_root, pg_url)["added"] == 2
+    memory = memory_path(ws_root)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.write_bytes(memory.read_bytes())  # a valid memory, but reached through a link: not read
+    memory.unlink()
+    memory.symlink_to(elsewhere)
+    log.write_bytes(S1 + grade("s1", 0.2) + S2)
+    # before, set aside as a cache and read as no memory: the edited grade and s2 added
+    err = refused(capsys, ws_root, pg_url)
+    assert err.startswith(f"lesson-credit: {memory}: ") and "not a regular file" in err, err
+    assert rewards(pg_url) == [None, 0.9]
+    assert memory.is_symlink() and elsewhere.read_bytes() == memory.read_bytes()  # nothing written through it
+    memory.unlink()  # removed: no memory, the push adds what the database does not hold (as documented)
+    out = push(capsys, ws_root, pg_url)
+    assert (out["added"], out["present"]) == (2, 1)
+    assert rewards(pg_url) == [None, 0.9, 0.2, 0.4]
+
+
+def test_a_memory_of_the_previous_format_is_read_as_every_event_held(
+    capsys: pytest.CaptureFixture[str], ws_root: Path, pg_url: str
+) -> None:
+    from lesson_credit.core.base.sealed import seal
+    from lesson_credit.core.log.events import decode_raw
+    from lesson_credit.core.log.pgschema import row_fields
+
+    log = log_path(ws_root)
+    log.write_bytes(S1 + grade("s1", 0.9))
+    assert push(capsys, ws_root, pg_url)["added"] == 2
+    memory = memory_path(ws_root)
+    store_id = memory.name.removeprefix("pushed-")
+    pushed = [event.strip() for event in (S1, grade("s1", 0.9))]
+    digests = b"".join(row_fields(event, decode_raw(event))["digest"][:8] for event in pushed)
+    memory.write_bytes(seal(b"lesson-credit pushed 1\n", f"{store_id}\n".encode() + digests))  # as it was written
+    log.write_bytes(S1 + grade("s1", 0.2))
+    assert "line 2 is not what was pushed there" in refused(capsys, ws_root, pg_url)
+    log.write_bytes(S1 + grade("s1", 0.9) + grade("s1", 0.2))
+    out = push(capsys, ws_root, pg_url)
+    assert (out["added"], out["present"], out["warnings"]) == (1, 2, [])
+
+
+def test_a_caches_folder_leading_out_of_the_workspace_is_not_used_and_each_push_says_so(
+    capsys: pytest.CaptureFixture[str], ws_root: Path, pg_url: str, tmp_path: Path
+) -> None:
+    log = log_path(ws_root)
+    log.write_bytes(S1 + grade("s1", 0.9))
+    assert push(capsys, ws_root, pg_url)["added"] == 2
+    cache = log.parent / ".cache"
+    cache.rename(tmp_path / "outside")
+    cache.symlink_to(tmp_path / "outside")  # the memory is there, but through a link out of the workspace
+    log.write_bytes(S1 + grade("s1", 0.9) + S2)
+    out = push(capsys, ws_root, pg_url)  # no memory: pushed as before there was one, but not silently
+    assert (out["added"], out["present"]) == (1, 2)
+    warnings = out["warnings"]
+    assert isinstance(warnings, list) and any("leads out of the workspace" in w for w in warnings), warnings
+    assert len(list((tmp_path / "outside").glob("pushed-*"))) == 1  # nothing written there
