@@ -162,9 +162,9 @@ class PushMemory:
         tail = _digests(bytes(self._tail))
         flags = _flags(len(tail))  # what the database did with each: OWN unless it says otherwise
         if report.added != len(tail):  # (the events remembered are held: every other one added, nothing to ask)
-            rows = unadded(kept)
-            at = np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows)) - kept
-            flags[at] = np.where(np.fromiter((row[1] for row in rows), dtype=bool, count=len(rows)), STORED, REFUSED)
+            stored, refused = unadded(kept)
+            flags[np.frombuffer(stored, dtype=np.int64) - kept] = STORED
+            flags[np.frombuffer(refused, dtype=np.int64) - kept] = REFUSED
         wanted = old_flags[kept:] != REFUSED
         rest, rest_flags = old_digests[kept:][wanted], old_flags[kept:][wanted]  # the events remembered, held
         held_at = np.flatnonzero(flags != REFUSED)  # the tail's events the database holds (places in the tail)

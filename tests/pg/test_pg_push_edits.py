@@ -208,6 +208,8 @@ def test_a_log_cut_then_grown_is_refused_until_its_memory_is_removed(
 
 
 def test_the_lines_named_and_a_memory_of_another_store(tmp_path: Path) -> None:
+    from array import array
+
     from lesson_credit.core.log.pgpush import PushReport
     from lesson_credit.core.log.pushmemory import EditedLog, PushMemory
 
@@ -217,7 +219,7 @@ def test_the_lines_named_and_a_memory_of_another_store(tmp_path: Path) -> None:
         for number, digest in enumerate(digests, start=1):
             memory.row(number, digest)
         # `first`: the first event (0, 1, ...) the push added; the database holds every event (none refused)
-        memory.end(report, lambda: first, lambda start: [])
+        memory.end(report, lambda: first, lambda start: (array("q"), array("q")))
         return memory
 
     pushed = [bytes([i]) * 32 for i in range(1, 8)]  # seven events, as their SHA-256 would be
