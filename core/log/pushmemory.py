@@ -7,8 +7,8 @@ by hand) is a line the database does not hold, and a push would add it at the da
 old event staying there, before it. Whether a line the database does not hold is an edit or a new
 line cannot be told from the database; the workspace's memory tells it.
 
-`.cache/pushed-<store id>` (beside the log) holds each valid event of the log as the last push to
-that store that the memory took read them, in log order: its digest (the first 8 bytes of the
+`.cache/pushed-<store id>` (beside the log) holds each valid event of the log as a push to that
+store read them (the last whose memory was taken: see below), in log order: its digest (the first 8 bytes of the
 `digest` column's SHA-256) and what the database did with it: added by this workspace's push
 (`OWN`), held already (`STORED`: another agent's, or another workspace's), or refused (`REFUSED`: a
 second session event for an id, which the database does not hold); sealed with a checksum
@@ -116,7 +116,7 @@ class PushMemory:
             data = None
         if data is None:
             if os.path.lexists(self.path):  # (a symbolic link, a folder, unreadable: set aside, not followed)
-                self.unread = "is not a regular file that can be read (a symbolic link?): not read"
+                self.unread = "is not a regular file that can be read (a symbolic link? larger than 1 GiB?): not read"
             return None
         memory = _unsealed(data, self._payload_head)
         if memory is None:

@@ -243,3 +243,27 @@ def test_a_caches_folder_leading_out_of_the_workspace_is_not_used_and_each_push_
     warnings = out["warnings"]
     assert isinstance(warnings, list) and any("leads out of the workspace" in w for w in warnings), warnings
     assert len(list((tmp_path / "outside").glob("pushed-*"))) == 1  # nothing written there
+
+
+def test_two_workspaces_each_keep_the_order_of_the_lines_their_own_pushes_added(
+    capsys: pytest.CaptureFixture[str], ws_root: Path, pg_url: str, tmp_path: Path
+) -> None:
+    from tests.pg.pg_helpers import make_workspace
+
+    first, second = ws_root, make_workspace(tmp_path / "second")
+    shared = S1 + grade("s1", 0.9) + grade("s1", 0.2)  # a log copied into the second workspace, then both grow
+    log_path(first).write_bytes(shared)
+    assert push(capsys, first, pg_url)["added"] == 3  # the first workspace's own
+    log_path(second).write_bytes(shared + S2)
+    out = push(capsys, second, pg_url)
+    assert (out["added"], out["present"]) == (1, 3)  # only s2 is the second workspace's own
+    # the second workspace swaps the shared grades (the first workspace stored them: their order in the
+    # database is the first's) and grades on: pushed, as a pulled log's lines stored by another are
+    swapped = S1 + grade("s1", 0.2) + grade("s1", 0.9) + S2
+    log_path(second).write_bytes(swapped + grade("s2", 0.5))
+    out = push(capsys, second, pg_url)
+    assert (out["added"], out["present"], out["warnings"]) == (1, 4, [])
+    # the first workspace swapping the same two lines, its own, and growing: refused
+    log_path(first).write_bytes(S1 + grade("s1", 0.2) + grade("s1", 0.9) + grade("s1", 0.4))
+    assert "lines 2 and 3 hold events pushed to " in refused(capsys, first, pg_url)
+    assert rewards(pg_url) == [None, 0.9, 0.2, 0.4, 0.5]
