@@ -2,7 +2,8 @@
 the order this workspace's pushes gave it: a line the database refused is not held there (taking it out later is
 no edit), a line cut from the log is held there still (an edited version appended later is refused, as an edit
 is), and the workspace's own pushed lines reordered are refused like an edit (the database keeps the order they
-were pushed in: a grade moved after another of its session counts in the file, not in the database)."""
+were pushed in: a grade moved after another of its session counts in the file, not in the database). A memory
+that cannot be read (damaged, a symbolic link) may hide an edit: a push that adds is refused, naming it."""
 
 from __future__ import annotations
 
