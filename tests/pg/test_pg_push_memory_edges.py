@@ -268,3 +268,40 @@ def test_two_workspaces_each_keep_the_order_of_the_lines_their_own_pushes_added(
     log_path(first).write_bytes(S1 + grade("s1", 0.2) + grade("s1", 0.9) + grade("s1", 0.4))
     assert "lines 2 and 3 hold events pushed to " in refused(capsys, first, pg_url)
     assert rewards(pg_url) == [None, 0.9, 0.2, 0.4, 0.5]
+
+
+def test_what_the_memory_compares_by_what_the_database_did_with_each_line(tmp_path: Path) -> None:
+    from array import array
+
+    from lesson_credit.core.log.pgpush import PushReport
+    from lesson_credit.core.log.pushmemory import EditedLog, PushMemory
+
+    def read(digests: list[bytes], added: int, first: int | None = None, stored: tuple[int, ...] = (),
+             refused: tuple[int, ...] = ()) -> PushMemory:  # fmt: skip
+        """A pass over `digests` (lines 1, 2, ...), the push adding `added` of them, the first (0, 1, ...) being
+        `first`; of those not added from the memory's end on, `stored` held already and `refused` refused."""
+        memory = PushMemory(tmp_path / ".cache", "abc", "sessions.jsonl", "db")
+        memory.start()
+        for number, digest in enumerate(digests, start=1):
+            memory.row(number, digest)
+        memory.end(PushReport(added=added), lambda: first, lambda start: (array("q", stored), array("q", refused)))
+        return memory
+
+    a, b, c, n, r = (bytes([byte]) * 32 for byte in b"abcnr")
+    read([a, b, a, c], added=4).save()  # all four added by this workspace
+    # the second `a` moved before `b`: by hand, line 2 now holds `a` (was `b`), line 3 `b` (was `a`); line 4 the same
+    with pytest.raises(EditedLog, match=r"^sessions\.jsonl: lines 2 and 3 hold events pushed to db in another order"):
+        read([a, a, b, c, n], added=1, first=4)
+    assert read([a, b, a, c, n], added=1, first=4).warning is None  # in order, grown: as always
+    # `b` held already when pushed (another agent stored it first): it may come first, as a pull puts it
+    (tmp_path / ".cache" / "pushed-abc").unlink()
+    read([a, b, c], added=2, stored=(1,)).save()
+    pulled = read([b, a, c, n], added=1, first=3)  # by hand: `a` and `c`, this workspace's, still in order
+    assert pulled.warning is None
+    with pytest.raises(EditedLog, match=r"another order"):  # `c` before `a`: this workspace's own, swapped
+        read([c, b, a, n], added=1, first=3)
+    # a refused line (line 2) is not compared: taken out, the log is the memory grown
+    (tmp_path / ".cache" / "pushed-abc").unlink()
+    read([a, r, b], added=2, refused=(1,)).save()
+    assert read([a, b, n], added=1, first=2).warning is None
+    assert read([a, b], added=0, stored=(1,)).warning is None  # and pushed again, nothing to add: nothing to say
