@@ -121,8 +121,9 @@ def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentP
         "Copy every event of the workspace's sessions.jsonl into the database store, in one\n"
         "transaction (all or nothing), streamed: the log is never held in memory. Re-running adds\n"
         "nothing: events already there (and a second session event for an id) are skipped. A log\n"
-        "edited where an earlier push to that database read it is refused (exit 1, nothing added: the\n"
-        "database keeps every event; correct a score with grade or undo). Exit 75 when the database\n"
+        "edited where an earlier push to that database read it (a line changed, cut, or its pushed lines\n"
+        "reordered) is refused when the push would add events (exit 1, nothing added: the database keeps\n"
+        "every event in its order; correct a score with grade or undo). Exit 75 when the database\n"
         "fails for now (down, read-only, a lock held too long): nothing was added.",
         "  lesson-credit store push --store postgresql://host/db",
     )

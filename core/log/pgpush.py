@@ -28,10 +28,12 @@ refuse (an exception: the transaction then leaves nothing).
 
 from __future__ import annotations
 
+import sys
+from array import array
 from collections import Counter, deque
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeAlias
 
 from psycopg import errors as pg_errors
 
@@ -44,6 +46,8 @@ MAX_PROBLEMS = 1_000  # invalid lines reported by number (all are counted)
 COPY_WINDOW = 50_000  # lines among which a direct COPY numbers the copies of an identical line
 
 Lines = Iterable[bytes] | Callable[[], Iterable[bytes]]  # a log's lines, or how to read them from the start
+# the events of a pass (0, 1, ... in log order) not added: those the database holds (stored before), those it refused
+Unadded: TypeAlias = "tuple[array[int], array[int]]"
 
 _STAGE = (
     "CREATE TEMPORARY TABLE incoming (ord bigint PRIMARY KEY, type text, session_id text, event_time text,"
@@ -73,6 +77,14 @@ ON CONFLICT DO NOTHING
 _FIRST_ADDED = """SELECT min(i.ord) FROM incoming AS i LEFT JOIN copies AS c ON c.ord = i.ord
 JOIN lesson_credit.events AS e ON e.digest = i.digest AND e.occurrence = coalesce(c.occurrence, 0)
 WHERE e.xmin = (txid_current() % 4294967296)::text::xid"""
+# the staged events from an `ord` on that this transaction did not add, each with whether the database holds it
+# (stored before, by anyone) or not (refused: a second session event for an id): one probe of the events' unique
+# index per staged event from there, never a read of the database's other events
+_UNADDED = """SELECT coalesce(string_agg(int8send(ord), '' ORDER BY ord) FILTER (WHERE held), ''::bytea),
+    coalesce(string_agg(int8send(ord), '' ORDER BY ord) FILTER (WHERE NOT held), ''::bytea)
+FROM (SELECT i.ord, e.digest IS NOT NULL AS held FROM incoming AS i LEFT JOIN copies AS c ON c.ord = i.ord
+    LEFT JOIN lesson_credit.events AS e ON e.digest = i.digest AND e.occurrence = coalesce(c.occurrence, 0)
+    WHERE i.ord >= %s AND (e.digest IS NULL OR NOT e.xmin = (txid_current() %% 4294967296)::text::xid)) AS unadded"""
 
 
 @dataclass
@@ -95,10 +107,12 @@ class PushWatch(Protocol):
     def row(self, number: int, digest: bytes) -> None:
         """The valid event on line `number` of the log, by its digest (the `digest` column's)."""
 
-    def end(self, report: PushReport, first_added: Callable[[], int | None]) -> None:
+    def end(self, report: PushReport, first_added: Callable[[], int | None], unadded: Callable[[int], Unadded]) -> None:
         """The pass is done and its transaction not committed yet: an exception rolls it back.
         `first_added()`: the first of the pass's valid events (0, 1, ... in log order) that the push
-        added, None when none (a query: asked only when needed)."""
+        added, None when none; `unadded(start)`: the pass's valid events from `start` on that the push
+        did not add, in log order: those the database holds (stored before), and those it refused (a
+        second session event for an id). Both are queries: asked only when needed."""
 
 
 def _rows(lines: Iterable[bytes], report: PushReport, watch: PushWatch | None = None) -> Iterator[dict[str, Any]]:
@@ -152,7 +166,8 @@ def push(conn: pgconn.Connection, lines: Lines, agent: str, watch: PushWatch | N
                 _limits(conn)
                 _copy_direct(conn, _rows(again(), report, watch), agent, report)
                 if watch is not None:
-                    watch.end(report, lambda: 0 if report.added else None)  # an empty store: all of them
+                    # an empty store: all of them
+                    watch.end(report, lambda: 0 if report.added else None, lambda start: (array("q"), array("q")))
             return report
         except (pg_errors.UniqueViolation, _Refused):
             pass  # a line that must not be added (see the module docstring): the staged way
@@ -226,7 +241,7 @@ def _staged(conn: pgconn.Connection, lines: Iterable[bytes], agent: str, watch: 
         report.added = max(moved.rowcount, 0)
         report.present = copied - report.added
         if watch is not None:
-            watch.end(report, lambda: _first_added(conn))
+            watch.end(report, lambda: _first_added(conn), lambda start: _unadded(conn, start))
     return report
 
 
@@ -234,3 +249,15 @@ def _first_added(conn: pgconn.Connection) -> int | None:
     """The first staged event (`ord`) this transaction added to the events table, None when none."""
     row = conn.execute(_FIRST_ADDED).fetchone()
     return None if row is None or row[0] is None else int(row[0])
+
+
+def _unadded(conn: pgconn.Connection, start: int) -> Unadded:
+    """The staged events from `start` on that this transaction did not add: those the database holds,
+    those it refused (see _UNADDED; 8 bytes each, as the server sends them)."""
+    row = conn.execute(_UNADDED, (start,)).fetchone()
+    assert row is not None
+    held, refused = array("q", bytes(row[0])), array("q", bytes(row[1]))
+    if sys.byteorder == "little":  # (int8send: big-endian)
+        held.byteswap()
+        refused.byteswap()
+    return held, refused

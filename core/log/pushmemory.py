@@ -7,59 +7,79 @@ by hand) is a line the database does not hold, and a push would add it at the da
 old event staying there, before it. Whether a line the database does not hold is an edit or a new
 line cannot be told from the database; the workspace's memory tells it.
 
-`.cache/pushed-<store id>` (beside the log) holds the digest of each valid event of the log as the
-last push to that store read them, in log order (8 bytes each: the first 8 of the `digest`
-column's SHA-256), sealed with a checksum (core/base/sealed.py). A push compares the log's valid
-events with it, line by line:
+`.cache/pushed-<store id>` (beside the log) holds each valid event of the log as a push to that
+store read them (the last whose memory was taken: see below), in log order: its digest (the first 8 bytes of the
+`digest` column's SHA-256) and what the database did with it: added by this workspace's push
+(`OWN`), held already (`STORED`: another agent's, or another workspace's), or refused (`REFUSED`: a
+second session event for an id, which the database does not hold); sealed with a checksum
+(core/base/sealed.py). The events the database holds (own and stored) are the ones remembered:
+only they are compared. A push compares the log's held events with them:
 
-- the log starts with the events remembered (pushed again, grown at its end): the push goes on as
-  always, whatever it adds;
-- an event differs from the one remembered at its place, but the log still holds every event
-  remembered (only events put in between them, or moved), and every event the push adds comes
-  after the last of them (those put in are stored already: a log replaced by a `store pull` of
-  the database that other agents write to, then grown): the push goes on as always;
-- otherwise an event differs from the one remembered at its place (edited, taken out, or a new
-  one put in before events pushed), and the push would add an event: refused (`EditedLog`),
-  naming the lines that differ, and its transaction rolled back: nothing is added. A log cut and
-  then grown is such a log: its new lines cannot be told from edits of the lines cut;
-- it differs (or holds fewer events: cut), but every event it holds is stored already (a log
-  replaced by a `store pull`, a cut): the push adds nothing, and a warning says the log changed.
+- the log's held events start with those remembered (pushed again, grown at its end, a refused
+  line taken out or put in anywhere): the push goes on as always, whatever it adds;
+- the log still holds every event remembered, with events put in between them (a log replaced by
+  a `store pull` of the database that other agents write to), the ones this workspace's pushes
+  added in the order they were pushed, and every event the push adds comes after the last of them:
+  the push goes on as always;
+- otherwise, and the push would add an event: refused (`EditedLog`), naming the lines that differ
+  from those remembered at their places, and its transaction rolled back: nothing is added. That
+  is a remembered event edited or taken out (a log cut and then grown: its new lines cannot be told
+  from edits of the lines cut), a new event put in before remembered ones, or the events this
+  workspace's pushes added in another order (the database keeps them in the order they were
+  pushed: a grade moved after another of its session would count in the file, not in the
+  database; the lines another agent stored first may sit anywhere, as a pull puts them);
+- otherwise the push adds nothing, and a warning says the log changed (cut, reordered, replaced).
 
-The memory is written only after the push's transaction committed, and describes the log the
-push read (a push that failed or was refused leaves the memory as it was). A memory that is
-missing, unreadable, set aside, or of another store (the name holds the store's identity: a
-database created afresh has another) is none: the push behaves as it did without one, adding the
-lines the database does not hold, and leaves a memory of the log it pushed. Removing the file is
-how a log replaced on purpose is pushed. Each workspace keeps its own memory, so a second
-workspace pushing to the same database is judged by its own log alone; lines another agent
-stored count as stored, as before.
+The memory is written only after the push's transaction committed (a push that failed or was
+refused leaves it as it was), and only when the log holds every event remembered in an order
+allowed: it then describes the log the push read. A log cut, edited or reordered whose push adds
+nothing leaves the memory as it was, so the database's events stay remembered (an edited version
+of a line cut, pushed later, is refused) until the lines are back (`store pull` writes what the
+database holds). A memory that is missing, or of another store (the name holds the store's
+identity: a database created afresh has another) is none: the push behaves as it did without one,
+adding the lines the database does not hold, and leaves a memory of the log it pushed. Removing the
+file is how a log replaced on purpose is pushed. A memory there that cannot be read (damaged: its
+checksum or format does not hold; not a regular file: a symbolic link is never followed) may hide an
+edit: a push that would add events is refused, naming it (remove it to push), and one that adds
+nothing goes on with a warning. One of the previous format (digests alone) is read as every event
+held, in no order that must be kept. A caches' folder that leads out of the workspace is never used
+(each push warns). Each workspace keeps its own memory, so a second workspace pushing to the same
+database is judged by its own log alone; lines another agent stored count as stored, as before.
 
-The client holds the memory read (8 bytes per event remembered) and the digests of the events
-that follow the part of the log that matches it (sorted copies of both while a log that differs is
-compared with it).
+The client holds the memory read (9 bytes per event remembered) and the digests and line numbers
+of the events that follow the part of the log that matches it (sorted copies of both while a log
+that differs is compared with it). The database is asked what it did with those events only (one
+probe of its unique index each, when some were not added): never its other events.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from array import array
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 
 from lesson_credit.core.base.errors import UserError
 from lesson_credit.core.base.files import read_cache, write_cache
 from lesson_credit.core.base.numbers import counted, listed
 from lesson_credit.core.base.safe_read import UnsafeFile
 from lesson_credit.core.base.sealed import seal, unseal
-from lesson_credit.core.log.pgpush import PushReport
+from lesson_credit.core.log.pgpush import PushReport, Unadded
 
-MAGIC = b"lesson-credit pushed 1\n"
+MAGIC = b"lesson-credit pushed 2\n"  # 2: what the database did with each event
+MAGIC_1 = b"lesson-credit pushed 1\n"  # the digests alone: read as every event held (by whom, unknown)
 DIGEST_BYTES = 8  # of each event's SHA-256, the `digest` column's
-MEMORY_MAX_BYTES = 1 << 30  # 134 million events remembered: past that, no memory is read
+MEMORY_MAX_BYTES = 1 << 30  # 119 million events remembered: past that, no memory is read
 NAMED_LINES = 3  # lines named in a message, then a count of the rest
+OWN, STORED, REFUSED = 0, 1, 2  # what the database did with an event: added by this workspace, held already, refused
 _STORE_ID = re.compile(r"[0-9A-Za-z-]{1,64}")
+
+Digests = npt.NDArray[np.uint64]
+Flags = npt.NDArray[np.uint8]
 
 
 class EditedLog(UserError):
@@ -74,126 +94,228 @@ class PushMemory:
         """`cache_dir`: the workspace's `.cache` folder (beside the log); `store_id`: the store's
         identity (PgStore.store_id); the names are those messages use."""
         self.log_name, self.store_name = log_name, store_name
-        self.path: Path | None = None
-        if _STORE_ID.fullmatch(store_id) and _inside(cache_dir):
-            self.path = cache_dir / f"pushed-{store_id}"
+        self.shown = cache_dir / f"pushed-{store_id}"  # (what messages name)
+        self._outside = not _inside(cache_dir)  # a link out of the workspace: never read nor written, `end` warns
+        self.path: Path | None = self.shown if _STORE_ID.fullmatch(store_id) and not self._outside else None
         self._payload_head = f"{store_id}\n".encode()
+        self.unread: str | None = None  # why a memory there could not be read (None: read, or none there)
         self._old = self._read()
+        self._old_raw = b"" if self._old is None else self._old[0].tobytes()  # (compared line by line)
         self.warning: str | None = None  # the log changed, but the push added nothing: one line
         self._new: bytes | None = None  # the memory of the pass whose transaction the push commits
         self.start()
 
-    def _read(self) -> bytes | None:
-        """The remembered digests, or None (no memory, or one that does not hold: see the module docstring)."""
+    def _read(self) -> tuple[Digests, Flags] | None:
+        """The remembered digests and what the database did with each, or None: no memory there, or
+        one that cannot be read (`unread` says why: see the module docstring)."""
         if self.path is None:
             return None
         try:
             data = read_cache(self.path, MEMORY_MAX_BYTES)
-            payload = bytes(unseal(MAGIC, data)) if data is not None else None
-        except (OSError, UnsafeFile, ValueError):
+        except (OSError, UnsafeFile):
+            data = None
+        if data is None:
+            if os.path.lexists(self.path):  # (a symbolic link, a folder, unreadable: set aside, not followed)
+                self.unread = "is not a regular file that can be read (a symbolic link? larger than 1 GiB?): not read"
             return None
-        if payload is None or not payload.startswith(self._payload_head):
-            return None
-        digests = payload[len(self._payload_head) :]
-        return digests if len(digests) % DIGEST_BYTES == 0 else None
+        memory = _unsealed(data, self._payload_head)
+        if memory is None:
+            self.unread = "is damaged (its checksum or its format does not hold)"
+        return memory
 
     # ------------------------------------------------------------ PushWatch
 
     def start(self) -> None:
-        self._count = 0  # valid events read in this pass
         self._kept = 0  # the first events read that are the ones remembered, in order
         self._tail = bytearray()  # the digests of the events read after those
-        self._differ: list[int] = []  # the first NAMED_LINES line numbers whose event is not the one remembered
-        self._differ_count = 0
+        self._numbers = array("q")  # and their line numbers
 
     def row(self, number: int, digest: bytes) -> None:
         short = digest[:DIGEST_BYTES]
-        at = self._count * DIGEST_BYTES
-        self._count += 1
-        old = self._old
-        same = old is not None and old[at : at + DIGEST_BYTES] == short
-        if old is not None and at < len(old) and not same:
-            self._differ_count += 1
-            if len(self._differ) < NAMED_LINES:
-                self._differ.append(number)
-        if same and not self._tail:
+        at = self._kept * DIGEST_BYTES
+        if not self._tail and self._old_raw[at : at + DIGEST_BYTES] == short:
             self._kept += 1
         else:
             self._tail += short
+            self._numbers.append(number)
 
-    def end(self, report: PushReport, first_added: Callable[[], int | None]) -> None:
-        old = self._old
-        remembered = 0 if old is None else len(old) // DIGEST_BYTES
-        self.warning = None
-        # lines stored already put in between those pushed (a log replaced by a `store pull`), the new ones after
-        # every one of them: pushed as always
-        moved = bool(self._differ_count and report.added) and self._moved_after(first_added)
-        if self._differ_count and report.added and not moved:
+    def end(self, report: PushReport, first_added: Callable[[], int | None], unadded: Callable[[int], Unadded]) -> None:
+        self.warning, self._new = None, None
+        if self.unread is not None and report.added:
             raise EditedLog(
-                f"{self.log_name}: {self._lines()} not what was pushed there to {self.store_name} (edited since?): "
-                f"this push would add {counted(report.added, 'event')} at the end of the database, which keeps the "
-                "events pushed before; nothing pushed. Put the pushed lines back as they were, and correct "
-                "a score with `lesson-credit grade` or `undo`, which append an event"
+                f"{self.shown}: what this workspace pushed to {self.store_name} {self.unread}, so whether lines "
+                f"pushed before were edited since cannot be told, and this push would add "
+                f"{counted(report.added, 'event')}; nothing pushed. Remove that file to push without that check"
             )
-        if self._differ_count and not moved:
+        if self._outside:
             self.warning = (
-                f"{self.log_name}: {self._lines()} not what the last push to {self.store_name} read there; every "
-                "event of the log is in the database already: nothing added (the database keeps what it was given)"
+                f"{self.shown.parent}: leads out of the workspace: what this workspace pushed to {self.store_name} "
+                "is not remembered there, so a pushed line edited since cannot be told from a new one"
             )
-        elif self._count < remembered:
+        if self.unread is not None:
             self.warning = (
-                f"{self.log_name}: holds {remembered - self._count} fewer events than were pushed to "
-                f"{self.store_name} by the last push (cut since); the database keeps them"
+                f"{self.shown}: what this workspace pushed to {self.store_name} {self.unread}; nothing added (every "
+                "event of the log is in the database already)"
             )
-        self._remember()
+        kept = self._kept
+        old_digests, old_flags = self._old if self._old is not None else (_digests(b""), _flags(0))
+        tail = _digests(bytes(self._tail))
+        flags = _flags(len(tail))  # what the database did with each: OWN unless it says otherwise
+        if report.added != len(tail):  # (the events remembered are held: every other one added, nothing to ask)
+            stored, refused = unadded(kept)
+            flags[np.frombuffer(stored, dtype=np.int64) - kept] = STORED
+            flags[np.frombuffer(refused, dtype=np.int64) - kept] = REFUSED
+        wanted = old_flags[kept:] != REFUSED
+        rest, rest_flags = old_digests[kept:][wanted], old_flags[kept:][wanted]  # the events remembered, held
+        held_at = np.flatnonzero(flags != REFUSED)  # the tail's events the database holds (places in the tail)
+        held = tail[held_at]
+        if len(held) >= len(rest) and np.array_equal(held[: len(rest)], rest):  # grown at its end (or the same)
+            flags[held_at[: len(rest)]] = rest_flags
+            self._remember(tail, flags)
+            return
+        places = _places(rest, held)  # where each event remembered is among `held`, None when one is gone
+        moved = reordered = False
+        if places is not None:
+            flags[held_at[places]] = rest_flags
+            reordered = bool(np.any(np.diff(places[rest_flags == OWN]) < 0))  # this workspace's own, out of order
+            last = kept + int(held_at[places.max()])  # the last event remembered, in the pass
+            first = first_added() if report.added and not reordered else None
+            moved = not reordered and (not report.added or (first is not None and first > last))
+        differ = np.flatnonzero(held[: len(rest)] != rest[: len(held)])  # the places that differ (held events)
+        if report.added and not moved:
+            raise EditedLog(self._refusal(self._lines(held_at, differ), len(differ), reordered, report.added))
+        if moved:  # (the log replaced by a pull, say): it adds its new events, if any, after every one remembered
+            self._remember(tail, flags)
+        self.warning = None if report.added else self._changed(self._lines(held_at, differ), len(differ), reordered)
+        if not len(differ):  # the log's held events are the first of those remembered: cut
+            self.warning = (
+                f"{self.log_name}: holds {counted(len(rest) - len(held), 'fewer event')} than were pushed to "
+                f"{self.store_name} (cut since); the database keeps them: a push that adds events is refused until "
+                "they are back (`store pull` writes every event the database holds)"
+            )
 
-    def _remember(self) -> None:
-        """What `save` writes: the digests of the pass's events."""
-        kept = b"" if self._old is None else self._old[: self._kept * DIGEST_BYTES]
-        self._new = kept + bytes(self._tail)
+    def _lines(self, held_at: npt.NDArray[np.intp], differ: npt.NDArray[np.intp]) -> str:
+        """`line 2`, `lines 2 and 5`, `lines 2, 5, 7 and 40 more`: the first lines of the places that differ."""
+        names = [str(self._numbers[held_at[at]]) for at in differ[:NAMED_LINES]]
+        if len(differ) == 1:
+            return f"line {names[0]}"
+        if len(differ) > len(names):
+            return f"lines {listed(names, NAMED_LINES, total=len(differ))}"
+        return f"lines {', '.join(names[:-1])} and {names[-1]}" if names else "no line"
 
-    def _moved_after(self, first_added: Callable[[], int | None]) -> bool:
-        """Whether the log still holds every event remembered past the part that matches (none edited or
-        taken out: only events put in between them, or moved), and every event the push adds comes after
-        the last of them (those put in before it are stored already: a log replaced by a `store pull`)."""
-        assert self._old is not None  # (events differ from those remembered)
-        rest = np.frombuffer(self._old, dtype=np.uint64, offset=self._kept * DIGEST_BYTES)
-        tail = np.frombuffer(bytes(self._tail), dtype=np.uint64)
-        wanted, times = np.unique(rest, return_counts=True)
-        held, held_times = np.unique(tail, return_counts=True)
-        at = np.minimum(np.searchsorted(held, wanted), max(len(held) - 1, 0))
-        if len(held) == 0 or not np.all((held[at] == wanted) & (held_times[at] >= times)):
-            return False  # a remembered event is gone from the log: edited, or taken out
-        # the remembered events' places: the first copies of each (as many as remembered; a later copy, the same
-        # line appended again, is a new event), and the last of those
-        order = np.argsort(tail, kind="stable")
-        sorted_tail = tail[order]
-        starts = np.searchsorted(sorted_tail, sorted_tail)  # where each one's run of copies begins
-        copy = np.empty(len(tail), dtype=np.int64)
-        copy[order] = np.arange(len(tail)) - starts  # which copy of its bytes each event is, in log order
-        allowed = np.zeros(len(tail), dtype=np.int64)
-        present = np.isin(tail, wanted)
-        allowed[present] = times[np.searchsorted(wanted, tail[present])]
-        last = self._kept + int(np.flatnonzero(copy < allowed)[-1])
-        first = first_added()
-        return first is not None and first > last
+    def _changed(self, lines: str, count: int, reordered: bool) -> str:
+        """The warning of a push that added nothing to a log that differs from the memory."""
+        if reordered:
+            return (
+                f"{self.log_name}: {lines} {_hold(count)} events pushed to {self.store_name} in another order; "
+                "nothing added, and the database keeps the order they were pushed in: a push that adds events is "
+                "refused until they are back in it"
+            )
+        if self._new is not None:  # every event remembered still there (a log replaced by a pull): taken
+            return (
+                f"{self.log_name}: {lines} {_are(count)} not what the last push to {self.store_name} read there; "
+                "every event of the log is in the database already: nothing added (the database keeps what it was "
+                "given)"
+            )
+        return (
+            f"{self.log_name}: {lines} {_are(count)} not what was pushed there to {self.store_name}; every event "
+            "of the log is in the database already: nothing added, and a push that adds events is refused until "
+            "they are back as pushed"
+        )
 
-    def _lines(self) -> str:
-        """`line 2 is`, `lines 2 and 5 are`, `lines 2, 5, 7 and 40 more are`."""
-        named = [str(number) for number in self._differ]
-        if self._differ_count == 1:
-            return f"line {named[0]} is"
-        if self._differ_count > len(named):
-            return f"lines {listed(named, NAMED_LINES, total=self._differ_count)} are"
-        return f"lines {', '.join(named[:-1])} and {named[-1]} are"
+    def _refusal(self, lines: str, count: int, reordered: bool, added: int) -> str:
+        """The one line of a push refused."""
+        adds = f"this push would add {counted(added, 'event')} at the end of the database"
+        if reordered:
+            return (
+                f"{self.log_name}: {lines} {_hold(count)} events pushed to {self.store_name} in another order: the "
+                f"database keeps them in the order they were pushed, and {adds}; nothing pushed. Put the pushed "
+                "lines back in their order, and correct a score with `lesson-credit grade` or `undo`, which append "
+                "an event"
+            )
+        return (
+            f"{self.log_name}: {lines} {_are(count)} not what was pushed there to {self.store_name} (edited since?): "
+            f"{adds}, which keeps the events pushed before; nothing pushed. Put the pushed lines back as they were, "
+            "and correct a score with `lesson-credit grade` or `undo`, which append an event"
+        )
+
+    def _remember(self, tail: Digests, flags: Flags) -> None:
+        """What `save` writes: the pass's events, and what the database did with each."""
+        kept = self._kept
+        old_digests, old_flags = self._old if self._old is not None else (_digests(b""), _flags(0))
+        digests = old_digests[:kept].tobytes() + tail.tobytes()
+        self._new = digests + old_flags[:kept].tobytes() + flags.tobytes()
 
     # ------------------------------------------------------------ after the commit
 
     def save(self) -> None:
-        """Remember the log the committed push read (called once its transaction committed). A
-        memory that cannot be written is set aside (core/base/files.py): the command warns."""
+        """Remember the log the committed push read (called once its transaction committed), when
+        `end` took it (see the module docstring). A memory that cannot be written is set aside
+        (core/base/files.py): the command warns."""
         if self.path is not None and self._new is not None:
             write_cache(self.path, seal(MAGIC, self._payload_head + self._new))
+
+
+def _unsealed(data: bytes, head: bytes) -> tuple[Digests, Flags] | None:
+    """The digests and flags a memory's bytes hold (a memory of the previous format: every event held,
+    and in no order that must be kept), None when they do not hold (damaged)."""
+    for magic, width in ((MAGIC, DIGEST_BYTES + 1), (MAGIC_1, DIGEST_BYTES)):
+        try:
+            payload = bytes(unseal(magic, data))
+        except ValueError:
+            continue
+        if not payload.startswith(head):
+            return None
+        body = payload[len(head) :]
+        count, odd = divmod(len(body), width)
+        if width == DIGEST_BYTES:
+            flags = np.full(count, STORED, dtype=np.uint8)
+        else:
+            flags = np.frombuffer(body, dtype=np.uint8, offset=count * DIGEST_BYTES)
+        if odd or np.any(flags > REFUSED):
+            return None
+        return np.frombuffer(body, dtype=np.uint64, count=count), flags
+    return None
+
+
+def _digests(data: bytes) -> Digests:
+    return np.frombuffer(data, dtype=np.uint64).copy()
+
+
+def _flags(count: int) -> Flags:
+    return np.full(count, OWN, dtype=np.uint8)
+
+
+def _copies(digests: Digests) -> npt.NDArray[np.int64]:
+    """Which copy of its digest each one is (0, 1, ...), in order."""
+    order = np.argsort(digests, kind="stable")
+    ordered = digests[order]
+    copy = np.empty(len(digests), dtype=np.int64)
+    copy[order] = np.arange(len(digests)) - np.searchsorted(ordered, ordered)
+    return copy
+
+
+def _places(rest: Digests, held: Digests) -> npt.NDArray[np.int64] | None:
+    """Where each of `rest` is among `held`: the k-th copy of a digest in `rest` at the k-th copy of it in
+    `held`; None when `held` has fewer copies of one than `rest` (an event remembered is gone)."""
+    ids = np.unique(np.concatenate([rest, held]), return_inverse=True)[1].astype(np.int64)
+    span = max(len(rest), len(held)) + 1  # more than any copy's number: (digest, copy) as one integer
+    rest_keys = ids[: len(rest)] * span + _copies(rest)
+    held_keys = ids[len(rest) :] * span + _copies(held)
+    order = np.argsort(held_keys, kind="stable")
+    at = np.minimum(np.searchsorted(held_keys[order], rest_keys), max(len(held) - 1, 0))
+    if not len(held) or not np.array_equal(held_keys[order][at], rest_keys):
+        return None
+    places: npt.NDArray[np.int64] = order[at]
+    return places
+
+
+def _are(count: int) -> str:
+    return "is" if count == 1 else "are"
+
+
+def _hold(count: int) -> str:
+    return "holds" if count == 1 else "hold"
 
 
 def _inside(cache_dir: Path) -> bool:

@@ -180,8 +180,8 @@ def test_a_log_cut_then_grown_is_refused_until_its_memory_is_removed(
     capsys: pytest.CaptureFixture[str], ws_root: Path, pg_url: str
 ) -> None:
     # a cut followed by new lines cannot be told from an edit of the lines cut: refused, naming the
-    # first line that is not the one pushed there; without the memory (removed, or unreadable) the
-    # push adds the lines that are not stored, as it always did
+    # first line that is not the one pushed there; without the memory (removed) the push adds the
+    # lines that are not stored, as it always did (a damaged one is refused: it may hide an edit)
     log = log_path(ws_root)
     log.write_bytes(S1 + grade("s1", 0.9) + S2)
     assert push(capsys, ws_root, pg_url)["added"] == 3
@@ -192,7 +192,10 @@ def test_a_log_cut_then_grown_is_refused_until_its_memory_is_removed(
     (name,) = memory_files(ws_root)
     memory = log.parent / ".cache" / name
     data = memory.read_bytes()
-    memory.write_bytes(data[:-1] + bytes([data[-1] ^ 1]))  # unreadable (its checksum fails): as before
+    memory.write_bytes(data[:-1] + bytes([data[-1] ^ 1]))  # damaged (its checksum fails): refused, naming it
+    code, _, err = run(capsys, "store", "push", "-w", str(ws_root), "--store", pg_url)
+    assert code == 1 and err.startswith(f"lesson-credit: {memory}: ") and "damaged" in err, err
+    memory.unlink()  # removed: as before the memory
     out = push(capsys, ws_root, pg_url)
     assert (out["added"], out["present"]) == (1, 2)
     # the memory is now of this log: an edit of it is refused again
@@ -205,6 +208,8 @@ def test_a_log_cut_then_grown_is_refused_until_its_memory_is_removed(
 
 
 def test_the_lines_named_and_a_memory_of_another_store(tmp_path: Path) -> None:
+    from array import array
+
     from lesson_credit.core.log.pgpush import PushReport
     from lesson_credit.core.log.pushmemory import EditedLog, PushMemory
 
@@ -213,7 +218,8 @@ def test_the_lines_named_and_a_memory_of_another_store(tmp_path: Path) -> None:
         memory.start()
         for number, digest in enumerate(digests, start=1):
             memory.row(number, digest)
-        memory.end(report, lambda: first)  # `first`: the first event (0, 1, ...) the push added
+        # `first`: the first event (0, 1, ...) the push added; the database holds every event (none refused)
+        memory.end(report, lambda: first, lambda start: (array("q"), array("q")))
         return memory
 
     pushed = [bytes([i]) * 32 for i in range(1, 8)]  # seven events, as their SHA-256 would be
@@ -240,8 +246,9 @@ def test_the_lines_named_and_a_memory_of_another_store(tmp_path: Path) -> None:
     assert read("abc", copied, PushReport(added=1), first=8).warning is None
     read("abc", pushed, PushReport(added=0)).save()  # (the memory of the seven again)
     cut = read("abc", pushed[:3], PushReport(added=0))
-    assert cut.warning == "sessions.jsonl: holds 4 fewer events than were pushed to db by the last push (cut since); " \
-        "the database keeps them"  # fmt: skip
+    assert cut.warning == "sessions.jsonl: holds 4 fewer events than were pushed to db (cut since); the database " \
+        "keeps them: a push that adds events is refused until they are back (`store pull` writes every event the " \
+        "database holds)"  # fmt: skip
 
 
 def test_a_push_with_no_log_file_is_refused_and_keeps_what_was_pushed_in_memory(
