@@ -228,12 +228,23 @@ class GptmeFiles(StateFile):
         are taken over, as an export's is. Per key: an arm naming a session of this log that credited it
         (`_stamped`) whose numbers the log held right after that session (as we wrote it: gptme's bandit
         restamps an arm it updates); an arm at the log's numbers now (a prior's, stamped when written); what an
-        import of this file saw there (`seen`: the keys returned with it). An arm of a lesson the log holds no
+        import of this file saw there (`seen`: the keys returned with it; of the file moved here, or copied from
+        there after it, as `_own_copy_lineage` finds it). An arm of a lesson the log holds no
         evidence of (no session, prior or increments: at the prior, n 0) counts from Beta(1, 1): gptme's. Its
         total_sessions: an import's, else no more than the log counts now. A str instead: which arm is none of
         these and why (ours changed since: what was added to it cannot be told from the log's evidence)."""
         created, where = str(existing["created"]), str(path.resolve())
-        saved = self._reader.index.exports.saved(created, where, _other_names(path))
+        own = str(self.state_path)
+
+        def grew_from(numbers: FileNumbers) -> bool:  # the file holds what an import of it by another path saw
+            try:
+                foreign.increments(existing, numbers.arms)
+            except interop.InteropError:
+                return False
+            return True
+
+        exports = self._reader.index.exports
+        saved = exports.saved_elsewhere(created, where, lambda was: was != own, grew_from, _other_names(path))
         seen = {} if saved is None else saved.arms
         post = self.posterior()
         at = {one_form(arm): i for i, arm in enumerate(post.arm_ids)}
@@ -259,8 +270,9 @@ class GptmeFiles(StateFile):
                 base[key] = counts
             elif i is not None and _same(now, i, counts):
                 base[key] = counts
-            elif i is not None and not _same(now, i, fresh):  # no evidence of its lesson: gptme's, from Beta(1, 1)
-                return f"{key} was changed since lesson-credit wrote it"  # (ours updated since, or gptme's own)
+            elif i is not None and not _same(now, i, fresh):  # (the log has evidence of its lesson)
+                return f"{key} is not the log's (an update of a lesson the log has evidence of)"
+            # else a lesson the log has no evidence of: gptme's own arm, counted from Beta(1, 1) (not in `base`)
         sessions = saved.sessions if saved is not None else min(interop.file_sessions(existing), post.total_sessions)
         return FileNumbers(where, created, base, sessions), frozenset(seen)
 

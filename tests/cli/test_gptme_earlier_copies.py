@@ -223,3 +223,20 @@ def test_with_decay_an_earlier_copy_is_refused_not_taken_for_ours(timed: Path, t
     assert "decay" in refused("export-gptme", "--workspace", str(timed), str(copy))
     assert "decay" in refused("import-gptme", "--workspace", str(timed), str(copy))
     assert copy.read_bytes() == before and (timed / LOG_REL).read_bytes() == log_before
+
+
+def test_an_earlier_copy_moved_after_its_import_logs_only_what_is_new(timed: Path, tmp_path: Path) -> None:
+    """Imported at one path (gptme's new plain arm, Beta(5, 2) n 5, logged), then moved to another, where gptme's
+    bandit saved one more session on plain (+1/+0): only that session is logged, from what the import saw."""
+    first = earlier_copy(timed, tmp_path / "backup.json", {PLAIN: (4.0, 1.0, 5, 4)}, sessions=5)
+    ok("import-gptme", "--workspace", str(timed), str(first))
+    moved = tmp_path / "moved.json"
+    first.rename(moved)
+    state = json.loads(moved.read_text())
+    state["arms"][PLAIN].update(alpha=6.0, total_selections=6, total_rewards=5)
+    state["total_sessions"] = 8
+    moved.write_text(json.dumps(state))
+    out = ok("import-gptme", "--workspace", str(timed), str(moved))
+    assert "increments" in out, out
+    # plain: Beta(5, 2) n 5 + (1, 0, 1) = Beta(6, 2) n 6; git and quote as the fixture left them
+    assert rows(timed) == near({GIT: (1.92, 2.08, 2), QUOTE: (1.52, 1.48, 1), PLAIN: (6.0, 2.0, 6)})
