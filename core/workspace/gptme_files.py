@@ -405,19 +405,22 @@ class GptmeFiles(StateFile):
         """Refused (one line, nothing written; `was` begins it: the file and how it is ours) when the file
         `existing` at `target`, grown from `written` (a file of ours), holds what the log has not: gptme's bandit's
         updates since (`import-gptme` logs them first), or a number changed otherwise (down, a count not whole:
-        not an update, `import-gptme` refuses it too; the user asks for its replacement by deleting the file, or
-        puts it back to import the updates). An arm gone from the file loses nothing."""
-        arms = existing.get("arms")
-        there = foreign.Written(
-            {key: n for key, n in written.arms.items() if isinstance(arms, dict) and key in arms}, written.sessions
-        )
+        not an update; `import-gptme` refuses such a file, so the line says to put it back, or to delete the file
+        to replace it). Arms gone from it, and nothing else changed, lose nothing: replaced."""
         try:
-            added, sessions = self.foreign_increments(existing, there)
+            added, sessions = self.foreign_increments(existing, written)
         except interop.InteropError as exc:
+            arms = existing.get("arms")
+            there = {key: n for key, n in written.arms.items() if isinstance(arms, dict) and key in arms}
+            try:  # (only arms gone, nothing added: nothing to lose)
+                if self.foreign_increments(existing, foreign.Written(there, written.sessions)) == ({}, 0):
+                    return
+            except interop.InteropError:
+                pass
             raise WorkspaceError(
                 f"{was} changed since lesson-credit wrote it otherwise than by gptme's bandit's updates ({exc}): the "
                 "export would replace that, and any update beside it; nothing written (delete the file to replace it "
-                f"anyway, or put that number back: then `lesson-credit import-gptme {target}` logs the updates)"
+                f"anyway, or put that back as it was: then `lesson-credit import-gptme {target}` logs the updates)"
             ) from None
         if added or sessions:  # (a session counted that moved no arm: the count would go back)
             raise WorkspaceError(

@@ -182,32 +182,38 @@ def test_an_earlier_copy_as_we_wrote_it_is_skipped_and_replaced(timed: Path, tmp
     assert arms_of(copy)[GIT] == pytest.approx((2.92, 2.08, 3, 2))
 
 
-def test_an_export_over_an_exported_file_changed_otherwise_too_is_refused(tmp_path: Path) -> None:
+@pytest.mark.parametrize("change", ["alpha-down", "arm-gone"])
+def test_an_export_over_an_exported_file_changed_otherwise_too_is_refused(tmp_path: Path, change: str) -> None:
     """A file export-gptme wrote (its numbers logged) where gptme's bandit added an arm since (five sessions) and
-    git's alpha went down (not an update gptme's bandit makes: a hand, another tool). The export took the arm
-    that went down for 'changed otherwise, replaced as asked' and the new arm was gone with it. Refused now
-    (one line, nothing written); with git put back as written, import-gptme logs the new arm, then the export
-    writes; an arm gone from the file (nothing lost) does not stop it."""
+    git's alpha went down, or git's arm is gone (not an update gptme's bandit makes: a hand, another tool). The
+    export took that for 'changed otherwise, replaced as asked' and the new arm was gone with it; import-gptme
+    refuses such a file. Refused now (one line, nothing written); with git put back as written, import-gptme
+    logs the new arm, then the export writes; an arm gone and nothing else changed (nothing lost) replaces it."""
     s1 = session("s1", 0.8, {GIT: 1.0})  # git: +0.8/+0.2 at w 1: Beta(1.8, 1.2) n 1
     root = make_workspace(tmp_path, BASIC_LESSONS, events=[s1], journals={"j.txt": BASIC_JOURNAL}, name="ws")
     target = tmp_path / "gptme.json"
     ok("export-gptme", "--workspace", str(root), str(target))
     state = json.loads(target.read_text())
+    written = dict(state["arms"][GIT])
     new = {"arm_id": PLAIN, "alpha": 5.0, "beta": 2.0, "total_selections": 5, "total_rewards": 4}  # 1 + 4, 1 + 1
     state["arms"][PLAIN] = {**new, "last_updated": GPTME_TIME}
-    state["arms"][GIT]["alpha"] = 1.5  # down from 1.8
+    if change == "alpha-down":
+        state["arms"][GIT]["alpha"] = 1.5  # down from 1.8
+    else:
+        del state["arms"][GIT]
     state["total_sessions"] += 5
     target.write_text(json.dumps(state))
     before, log_before = target.read_bytes(), (root / LOG_REL).read_bytes()
     err = refused("export-gptme", "--workspace", str(root), str(target))
     assert GIT in err and "delete" in err, err
     assert target.read_bytes() == before and (root / LOG_REL).read_bytes() == log_before
-    state["arms"][GIT]["alpha"] = 1.8  # put back as written
+    refused("import-gptme", "--workspace", str(root), str(target))  # (why the line says to put it back)
+    state["arms"][GIT] = written  # put back as written
     target.write_text(json.dumps(state))
     refused("export-gptme", "--workspace", str(root), str(target))  # the new arm: import-gptme it first
     ok("import-gptme", "--workspace", str(root), str(target))
     assert rows(root) == near({GIT: (1.8, 1.2, 1), PLAIN: (5.0, 2.0, 5)})  # Beta(1, 1) + (4, 1), n 5
-    del state["arms"][GIT]  # gone from the file (gptme's bandit dropped it): the log still has it
+    del state["arms"][GIT]  # gone from the file (gptme's bandit dropped it), nothing else: the log still has it
     target.write_text(json.dumps(state))
     ok("export-gptme", "--workspace", str(root), str(target))
     assert arms_of(target) == near({GIT: (1.8, 1.2, 1, 1), PLAIN: (5.0, 2.0, 5, 4)})
