@@ -432,11 +432,17 @@ class GptmeFiles(StateFile):
         """An export onto another bandit's file (gptme's own, in another project; no export of this log wrote
         it) holding sessions, or arms moved from Beta(1, 1), that the log has not is refused (one line,
         nothing written): the export replaces the file whole and that evidence would be gone; `import-gptme`
-        logs it first. Nothing to lose: its arms all at Beta(1, 1) with no session counted, its numbers the
-        log's (it agrees with the log, its priors are imported, or it is an earlier copy of the own file)."""
+        logs it first; so is one whose arms `import-gptme` cannot read (two naming one lesson, a bad number).
+        Nothing to lose: no arm, its arms all at Beta(1, 1) with no session counted, its numbers the log's (it
+        agrees with the log, its priors are imported, or it is an earlier copy of ours: `_earlier_copy`)."""
         try:
             report = interop.read_import(target, self.library())
-        except interop.InteropError:  # (no arm: nothing there to lose)
+        except interop.InteropError as exc:  # (no arm: nothing there to lose)
+            if isinstance(arms := existing.get("arms"), dict) and arms:  # (what they hold is not known to be nothing)
+                raise WorkspaceError(
+                    f"{target} holds arms import-gptme cannot read ({str(exc).removeprefix(f'{target}: ')}): the "
+                    "export would replace them and what they hold; nothing written (delete the file to replace it)"
+                ) from None
             return
         moved = [lesson for lesson, (alpha, beta, n) in report.prior()[0].items() if (alpha, beta, n) != (1, 1, 0)]
         if not moved and not report.sessions:

@@ -246,3 +246,21 @@ def test_an_earlier_copy_moved_after_its_import_logs_only_what_is_new(timed: Pat
     assert "increments" in out, out
     # plain: Beta(5, 2) n 5 + (1, 0, 1) = Beta(6, 2) n 6; git and quote as the fixture left them
     assert rows(timed) == near({GIT: (1.92, 2.08, 2), QUOTE: (1.52, 1.48, 1), PLAIN: (6.0, 2.0, 6)})
+
+
+def test_an_export_over_a_gptme_file_import_gptme_cannot_read_is_refused(tmp_path: Path) -> None:
+    """gptme's file of another project whose two arms name one lesson (`tools/git.md` and `lessons/tools/git.md`:
+    import-gptme refuses it, it cannot tell which is the lesson's). The export took 'cannot be imported' for
+    'no arm, nothing to lose' and replaced it: 4 sessions' evidence gone. Refused now, nothing written."""
+    s1 = session("s1", 0.8, {GIT: 1.0})
+    root = make_workspace(tmp_path, BASIC_LESSONS, events=[s1], journals={"j.txt": BASIC_JOURNAL}, name="ws")
+    arm = {"arm_id": GIT, "alpha": 3.0, "beta": 2.0, "total_selections": 3, "total_rewards": 2, "last_updated": ""}
+    other = {**arm, "arm_id": "lessons/" + GIT, "alpha": 2.0, "beta": 1.0, "total_selections": 1}
+    target = tmp_path / "bandit-state.json"
+    target.write_text(json.dumps({"arms": {GIT: arm, "lessons/" + GIT: other}, "total_sessions": 4, "created": "c"}))
+    before, log_before = target.read_bytes(), (root / LOG_REL).read_bytes()
+    err = refused("import-gptme", "--workspace", str(root), str(target))
+    assert "same lesson" in err, err
+    err = refused("export-gptme", "--workspace", str(root), str(target))
+    assert "same lesson" in err and "delete" in err, err
+    assert target.read_bytes() == before and (root / LOG_REL).read_bytes() == log_before
