@@ -229,8 +229,8 @@ class GptmeFiles(StateFile):
         (`_stamped`) whose numbers the log held right after that session (as we wrote it: gptme's bandit
         restamps an arm it updates); an arm at the log's numbers now (a prior's, stamped when written); what an
         import of this file saw there (`seen`: the keys returned with it; of the file moved here, or copied from
-        there after it, as `_own_copy_lineage` finds it). An arm of a lesson the log holds no
-        evidence of (no session, prior or increments: at the prior, n 0) counts from Beta(1, 1): gptme's. Its
+        there after it, as `_own_copy_lineage` finds it). An arm of a lesson the log holds no evidence of (no
+        session names it, graded or not; no prior or increments: at the prior) counts from Beta(1, 1): gptme's. Its
         total_sessions: an import's, else no more than the log counts now. A str instead: which arm is none of
         these and why (ours changed since: what was added to it cannot be told from the log's evidence)."""
         created, where = str(existing["created"]), str(path.resolve())
@@ -256,6 +256,7 @@ class GptmeFiles(StateFile):
                 last_rows[at[one_form(lesson)]] = row
         through = fold_through(post, last_rows)
         now, fresh = (post.alpha, post.beta, post.n), (post.settings.prior_alpha, post.settings.prior_beta, 0)
+        named = np.bincount(post.data.entry_arm, minlength=len(post.arm_ids))  # sessions naming it, pending too
         base: dict[str, foreign.Counts] = {}
         for key, entry in existing["arms"].items():
             counts = foreign.file_counts(existing, [key])[key]
@@ -270,7 +271,7 @@ class GptmeFiles(StateFile):
                 base[key] = counts
             elif i is not None and _same(now, i, counts):
                 base[key] = counts
-            elif i is not None and not _same(now, i, fresh):  # (the log has evidence of its lesson)
+            elif i is not None and (named[i] or not _same(now, i, fresh)):  # (evidence, or a session since retracted)
                 return f"{key} is not the log's (an update of a lesson the log has evidence of)"
             # else a lesson the log has no evidence of: gptme's own arm, counted from Beta(1, 1) (not in `base`)
         sessions = saved.sessions if saved is not None else min(interop.file_sessions(existing), post.total_sessions)

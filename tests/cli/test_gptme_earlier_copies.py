@@ -264,3 +264,25 @@ def test_an_export_over_a_gptme_file_import_gptme_cannot_read_is_refused(tmp_pat
     err = refused("export-gptme", "--workspace", str(root), str(target))
     assert "same lesson" in err and "delete" in err, err
     assert target.read_bytes() == before and (root / LOG_REL).read_bytes() == log_before
+
+
+def test_gptmes_update_of_an_arm_whose_session_was_retracted_since_is_not_taken_for_gptmes_own(
+    timed: Path, tmp_path: Path
+) -> None:
+    """s3 credited plain (graded 0.5: Beta(1.5, 1.5) n 1 in the file), gptme's bandit then updated plain in the
+    copy (+1/+0: Beta(2.5, 1.5) n 2, restamped), and s3's grade was retracted since: the log holds no evidence of
+    plain now, but the file's plain holds s3's. Taken for gptme's own arm it was imported whole, s3's
+    evidence with it (Beta(2.5, 1.5) n 2 for a lesson the log credits nothing). Refused now, nothing logged."""
+    s3 = session("s3", None, {PLAIN: 1.0}, timestamp="2026-11-03T10:00:00Z")
+    with (timed / LOG_REL).open("a") as log:
+        log.write(json.dumps(s3) + "\n")
+    ok("grade", "s3", "0.5", "--workspace", str(timed))  # plain: +0.5/+0.5 at w 1
+    copy = earlier_copy(timed, tmp_path / "backup.json", {PLAIN: (1.0, 0.0, 1, 1)}, sessions=1)
+    assert arms_of(copy)[PLAIN] == pytest.approx((2.5, 1.5, 2, 1))
+    with (timed / LOG_REL).open("a") as log:  # s3's grade retracted (a null grade: pending again)
+        log.write(json.dumps({"type": "grade", "session_id": "s3", "base_reward": None, "grader": "manual"}) + "\n")
+    log_before = (timed / LOG_REL).read_bytes()
+    err = refused("import-gptme", "--workspace", str(timed), str(copy))
+    assert PLAIN in err and "twice" in err, err
+    assert (timed / LOG_REL).read_bytes() == log_before
+    assert PLAIN not in rows(timed)  # (n 0: the log credits plain nothing)
