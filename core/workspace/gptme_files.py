@@ -210,14 +210,15 @@ class GptmeFiles(StateFile):
                 stamps[str(entry.get("arm_id") or entry.get("lesson_path") or key)] = (key, stamp)
         wanted = {one_form(arm.lesson_id): stamps[arm.source_id] for arm in report.arms if arm.source_id in stamps}
         times = self._reader.session_times().between(0, self.data().n_sessions)
-        graded = self.posterior().base
+        rows = _rows_holding(times, {stamp for _, stamp in wanted.values()})
+        graded = self.posterior().base if rows else None  # (a foreign file, the usual case: none)
         found: dict[str, tuple[int, str, int]] = {}
-        for row in _rows_holding(times, {stamp for _, stamp in wanted.values()}):
+        for row in rows:
             for lesson in self._reader.session(row).lesson_ids:
                 key, stamp = wanted.get(one_form(lesson), ("", ""))
                 if key and stamp == times[row]:
                     last, named, first = found.get(key, (-1, lesson, row))
-                    found[key] = (last if np.isnan(graded[row]) else row, named, first)
+                    found[key] = (last if graded is None or np.isnan(graded[row]) else row, named, first)
         return found
 
     def _earlier_copy(
