@@ -169,3 +169,24 @@ def regrade(post: Posterior, row: int, reward: float | None) -> Posterior:
         np.add.at(n, arms, int(sign))
     graded = post.graded_sessions + int(not np.isnan(new)) - int(not np.isnan(old))
     return Posterior(data.arm_ids, alpha, beta, n, settings, graded, data, rewards)
+
+
+def fold_through(post: Posterior, last_rows: IntArray) -> tuple[FloatArray, FloatArray, IntArray] | None:
+    """Per arm, (alpha, beta, n) as `post`'s fold held them right after the session at row `last_rows[arm]`:
+    its sessions up to that row (under their grades and the settings now) over its priors and increments
+    (all of them: one logged after that session makes the arm differ). What `export-gptme` or a write wrote
+    for the arm then. None with decay: every later session moved every arm, known only for the whole log."""
+    data, settings = post.data, post.settings
+    if settings.decay < 1.0:
+        return None
+    arms, sessions = data.entry_arm, data.entry_session
+    base = post.base
+    counted = ~np.isnan(base)[sessions] & (sessions <= np.asarray(last_rows, dtype=np.int64)[arms])
+    w = credit_mod.weight(data.entry_salience, settings.floor)
+    d_alpha, d_beta = credit_mod.credit(np.where(counted, base[sessions], 0.0), w, settings.strategy)
+    start_alpha = np.where(np.isnan(data.prior_alpha), settings.prior_alpha, data.prior_alpha)
+    start_beta = np.where(np.isnan(data.prior_beta), settings.prior_beta, data.prior_beta)
+    alpha = start_alpha + data.added_alpha + sum_by_arm(arms, d_alpha * counted, data.n_arms)
+    beta = start_beta + data.added_beta + sum_by_arm(arms, d_beta * counted, data.n_arms)
+    n = data.prior_n + np.bincount(arms[counted], minlength=data.n_arms).astype(np.int64)
+    return alpha, beta, n

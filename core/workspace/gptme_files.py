@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import math
 import os
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from msgspec.structs import replace
 
 from lesson_credit.core import commands
 from lesson_credit.core.bandit import increments as foreign
 from lesson_credit.core.bandit import interop
+from lesson_credit.core.bandit.fold import fold_through
 from lesson_credit.core.bandit.interop import ImportReport
 from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.base.files import reading_back, refuse_unreplaceable
@@ -32,6 +35,8 @@ from lesson_credit.core.workspace.state_file import StateFile
 
 EXPORTED = "was exported from this log"  # how an import names the file it takes increments from
 OWN_COPY = "is a copy of a bandit-state.json this workspace wrote"
+DECAYED = "what the log held right after a session is not known per arm"
+EARLIER = "is an earlier copy of this workspace's bandit-state.json"  # known by its arms' `last_updated` alone
 
 
 class GptmeFiles(StateFile):
@@ -173,12 +178,7 @@ class GptmeFiles(StateFile):
                 if agrees:  # (saved again by gptme as it was: our stamp gone, nothing new)
                     why = f"{path} holds this log's evidence ({held}) and agrees with the log: nothing imported"
                     return replace(report, skipped=why)
-                raise WorkspaceError(
-                    f"{path} holds this log's evidence ({held}): it is an earlier copy of this workspace's "
-                    "bandit-state.json, and lesson-credit keeps no copy of that version to tell what gptme's bandit "
-                    "added since; importing it would count the log's evidence twice, so nothing was logged (to "
-                    'import it anyway, as another bandit\'s file, delete its "created" key)'
-                )
+                return self._import_earlier_copy(Path(path), existing, report, held)
             created = existing.get("created")  # (gptme keeps it: how the file is known again)
             named = created if isinstance(created, str) and created else None
             event = commands.prior_event(*report.prior(), self.now_iso(), sessions=report.sessions, created=named)
@@ -190,21 +190,107 @@ class GptmeFiles(StateFile):
         is the time of a session of this log that credited its lesson (what we write; gptme's bandit keeps
         it until it updates the arm): `quote.md's session s1 (2026-11-01T10:00:00Z)`. None: no arm's is,
         or the file has no `created` (taken out by hand: imported whole, as another bandit's file)."""
+        found = self._stamped(existing, report)
+        if not found:
+            return None
+        lesson, row = min(found.values(), key=lambda item: item[2])[1:]
+        session = self._reader.session(row)
+        return f"{lesson}'s session {session.session_id} ({self._reader.session_times()[row]})"
+
+    def _stamped(self, existing: dict[str, Any], report: ImportReport) -> dict[str, tuple[int, str, int]]:
+        """Per key of the file `existing` (read as `report`; it has a `created`) whose arm's `last_updated` is the
+        time of a session of this log that credited its lesson: (the latest such session's row, graded now, or
+        -1; the lesson as the first such session names it; that session's row), in the order of those rows."""
         arms = existing.get("arms")
         if not isinstance(existing.get("created"), str) or not isinstance(arms, dict):
-            return None
-        stamps: dict[str, str] = {}  # per arm as the import read its id (interop's `source`)
+            return {}
+        stamps: dict[str, tuple[str, str]] = {}  # per arm as the import read its id (interop's `source`): key, stamp
         for key, entry in arms.items():
             if isinstance(entry, dict) and isinstance(stamp := entry.get("last_updated"), str) and stamp:
-                stamps[str(entry.get("arm_id") or entry.get("lesson_path") or key)] = stamp
-        wanted = {arm.lesson_id: stamps[arm.source_id] for arm in report.arms if arm.source_id in stamps}
+                stamps[str(entry.get("arm_id") or entry.get("lesson_path") or key)] = (key, stamp)
+        wanted = {one_form(arm.lesson_id): stamps[arm.source_id] for arm in report.arms if arm.source_id in stamps}
         times = self._reader.session_times().between(0, self.data().n_sessions)
-        for row in _rows_holding(times, set(wanted.values())):
-            session = self._reader.session(row)
-            lesson = next((lesson for lesson in session.lesson_ids if wanted.get(lesson) == times[row]), None)
-            if lesson is not None:
-                return f"{lesson}'s session {session.session_id} ({times[row]})"
-        return None
+        rows = _rows_holding(times, {stamp for _, stamp in wanted.values()})
+        graded = self.posterior().base if rows else None  # (a foreign file, the usual case: none)
+        found: dict[str, tuple[int, str, int]] = {}
+        for row in rows:
+            for lesson in self._reader.session(row).lesson_ids:
+                key, stamp = wanted.get(one_form(lesson), ("", ""))
+                if key and stamp == times[row]:
+                    last, named, first = found.get(key, (-1, lesson, row))
+                    found[key] = (last if graded is None or np.isnan(graded[row]) else row, named, first)
+        return found
+
+    def _earlier_copy(
+        self, path: Path, existing: dict[str, Any], report: ImportReport
+    ) -> tuple[FileNumbers, frozenset[str]] | str:
+        """The numbers of the file at `path` (parsed: `existing`, read as `report`) that are not gptme's, when it
+        is an earlier copy of ours (`_log_session_in`) and no copy of what we wrote is left: the base its updates
+        are taken over, as an export's is. Per key: an arm naming a session of this log that credited it
+        (`_stamped`) whose numbers the log held right after that session (as we wrote it: gptme's bandit
+        restamps an arm it updates); an arm at the log's numbers now (a prior's, stamped when written); what an
+        import of this file saw there (`seen`: the keys returned with it; of the file moved here, or copied from
+        there after it, as `_own_copy_lineage` finds it). An arm of a lesson the log holds no evidence of (no
+        session names it, graded or not; no prior or increments: at the prior) counts from Beta(1, 1): gptme's. Its
+        total_sessions: an import's, else no more than the log counts now. A str instead: which arm is none of
+        these and why (ours changed since: what was added to it cannot be told from the log's evidence)."""
+        created, where = str(existing["created"]), str(path.resolve())
+        own = str(self.state_path)
+
+        def grew_from(numbers: FileNumbers) -> bool:  # the file holds what an import of it by another path saw
+            try:
+                foreign.increments(existing, numbers.arms)
+            except interop.InteropError:
+                return False
+            return True
+
+        exports = self._reader.index.exports
+        saved = exports.saved_elsewhere(created, where, lambda was: was != own, grew_from, _other_names(path))
+        seen = {} if saved is None else saved.arms
+        post = self.posterior()
+        at = {one_form(arm): i for i, arm in enumerate(post.arm_ids)}
+        lessons = {arm.source_id: one_form(arm.lesson_id) for arm in report.arms}
+        stamped = self._stamped(existing, report)
+        last_rows = np.full(len(post.arm_ids), -1, dtype=np.int64)
+        for row, lesson, _ in stamped.values():
+            if one_form(lesson) in at:
+                last_rows[at[one_form(lesson)]] = row
+        through = fold_through(post, last_rows)
+        now, fresh = (post.alpha, post.beta, post.n), (post.settings.prior_alpha, post.settings.prior_beta, 0)
+        named = np.bincount(post.data.entry_arm, minlength=len(post.arm_ids))  # sessions naming it, pending too
+        base: dict[str, foreign.Counts] = {}
+        for key, entry in existing["arms"].items():
+            counts = foreign.file_counts(existing, [key])[key]
+            i = at.get(lessons.get(str(entry.get("arm_id") or entry.get("lesson_path") or key), ""))
+            if key in seen or counts == foreign.GPTME_NEW_ARM:
+                base[key] = seen.get(key, counts)
+            elif key in stamped:  # ours as written, or changed since (its stamp kept)
+                if through is None:
+                    return f"{key} cannot be told from an arm changed since (decay is set: {DECAYED})"
+                if i is None or stamped[key][0] < 0 or not _same(through, i, counts):
+                    return f"{key} was changed since lesson-credit wrote it"
+                base[key] = counts
+            elif i is not None and _same(now, i, counts):
+                base[key] = counts
+            elif i is not None and (named[i] or not _same(now, i, fresh)):  # (evidence, or a session since retracted)
+                return f"{key} is not the log's (an update of a lesson the log has evidence of)"
+            # else a lesson the log has no evidence of: gptme's own arm, counted from Beta(1, 1) (not in `base`)
+        sessions = saved.sessions if saved is not None else min(interop.file_sessions(existing), post.total_sessions)
+        return FileNumbers(where, created, base, sessions), frozenset(seen)
+
+    def _import_earlier_copy(
+        self, path: Path, existing: dict[str, Any], report: ImportReport, held: str
+    ) -> ImportReport:
+        """Import an earlier copy of ours whose copy is gone (`_earlier_copy`): only what gptme's bandit added to it
+        is logged (increments); WorkspaceError when an arm we wrote was changed since (it would count twice)."""
+        found = self._earlier_copy(path, existing, report)
+        if isinstance(found, str):
+            raise WorkspaceError(
+                f"{path} holds this log's evidence ({held}), and its {found}: with no copy of what lesson-credit "
+                "wrote, what was added there cannot be told from the log's evidence, and importing it would count "
+                "that evidence twice; nothing logged"
+            )
+        return self._import_exported(path, existing, found[0], EARLIER, found[1])
 
     def _export_base(self, path: Path, existing: dict[str, Any]) -> FileNumbers | None:
         lineage = self._export_lineage(path, existing)
@@ -305,9 +391,9 @@ class GptmeFiles(StateFile):
     def _refuse_over_updates(self, target: Path) -> None:
         """`export-gptme` onto a file it wrote before (or onto a copy of the workspace's own file:
         `_own_copy_base`) is refused (one line, nothing written) while gptme's bandit has updated arms
-        there since: those sessions would be lost; `import-gptme` logs them. So is one onto another bandit's
-        file holding evidence the log has not (`_refuse_unlogged`). A file of ours changed otherwise is
-        replaced as asked. The caller holds the lock."""
+        there since: those sessions would be lost; `import-gptme` logs them; so is one changed otherwise
+        (`_refuse_updated`). So is one onto another bandit's file holding evidence the log has not
+        (`_refuse_unlogged`). The caller holds the lock."""
         existing = interop.read_state(target)
         if not existing:
             return
@@ -315,13 +401,32 @@ class GptmeFiles(StateFile):
         if exported is None:
             self._refuse_unlogged(target, existing)
             return
+        self._refuse_updated(target, existing, foreign.written_of(exported), f"{target} was")
+
+    def _refuse_updated(self, target: Path, existing: dict[str, Any], written: foreign.Written, was: str) -> None:
+        """Refused (one line, nothing written; `was` begins it: the file and how it is ours) when the file
+        `existing` at `target`, grown from `written` (a file of ours), holds what the log has not: gptme's bandit's
+        updates since (`import-gptme` logs them first), or a number changed otherwise (down, a count not whole:
+        not an update; `import-gptme` refuses such a file, so the line says to put it back, or to delete the file
+        to replace it). Arms gone from it, and nothing else changed, lose nothing: replaced."""
         try:
-            added, sessions = self.foreign_increments(existing, foreign.written_of(exported))
-        except interop.InteropError:
-            return
+            added, sessions = self.foreign_increments(existing, written)
+        except interop.InteropError as exc:
+            arms = existing.get("arms")
+            there = {key: n for key, n in written.arms.items() if isinstance(arms, dict) and key in arms}
+            try:  # (only arms gone, nothing added: nothing to lose)
+                if self.foreign_increments(existing, foreign.Written(there, written.sessions)) == ({}, 0):
+                    return
+            except interop.InteropError:
+                pass
+            raise WorkspaceError(
+                f"{was} changed since lesson-credit wrote it otherwise than by gptme's bandit's updates ({exc}): the "
+                "export would replace that, and any update beside it; nothing written (delete the file to replace it "
+                f"anyway, or put that back as it was: then `lesson-credit import-gptme {target}` logs the updates)"
+            ) from None
         if added or sessions:  # (a session counted that moved no arm: the count would go back)
             raise WorkspaceError(
-                f"{target} was updated by another tool (gptme's bandit) since lesson-credit wrote it: "
+                f"{was} updated by another tool (gptme's bandit) since lesson-credit wrote it: "
                 f"`lesson-credit import-gptme {target}` logs its updates first, else they are lost; nothing written"
             )
 
@@ -329,11 +434,17 @@ class GptmeFiles(StateFile):
         """An export onto another bandit's file (gptme's own, in another project; no export of this log wrote
         it) holding sessions, or arms moved from Beta(1, 1), that the log has not is refused (one line,
         nothing written): the export replaces the file whole and that evidence would be gone; `import-gptme`
-        logs it first. Nothing to lose: its arms all at Beta(1, 1) with no session counted, its numbers the
-        log's (it agrees with the log, its priors are imported, or it is an earlier copy of the own file)."""
+        logs it first; so is one whose arms `import-gptme` cannot read (two naming one lesson, a bad number).
+        Nothing to lose: no arm, its arms all at Beta(1, 1) with no session counted, its numbers the log's (it
+        agrees with the log, its priors are imported, or it is an earlier copy of ours: `_earlier_copy`)."""
         try:
             report = interop.read_import(target, self.library())
-        except interop.InteropError:  # (no arm: nothing there to lose)
+        except interop.InteropError as exc:  # (no arm: nothing there to lose)
+            if isinstance(arms := existing.get("arms"), dict) and arms:  # (what they hold is not known to be nothing)
+                raise WorkspaceError(
+                    f"{target} holds arms import-gptme cannot read ({str(exc).removeprefix(f'{target}: ')}): the "
+                    "export would replace them and what they hold; nothing written (delete the file to replace it)"
+                ) from None
             return
         moved = [lesson for lesson, (alpha, beta, n) in report.prior()[0].items() if (alpha, beta, n) != (1, 1, 0)]
         if not moved and not report.sessions:
@@ -342,7 +453,8 @@ class GptmeFiles(StateFile):
             return
         if self._reader.index.priors and self._imported_already(report):
             return
-        if self._log_session_in(existing, report) is not None:
+        if (held := self._log_session_in(existing, report)) is not None:
+            self._refuse_earlier_copy_updates(target, existing, report, held)
             return
         what = counted(report.sessions, "session") if report.sessions else counted(len(moved), "arm")
         raise WorkspaceError(
@@ -350,6 +462,23 @@ class GptmeFiles(StateFile):
             f"{target}` logs it first, else the export replaces it and it is lost (or delete the file to replace "
             "it without it); nothing written"
         )
+
+    def _refuse_earlier_copy_updates(
+        self, target: Path, existing: dict[str, Any], report: ImportReport, held: str
+    ) -> None:
+        """An export onto an earlier copy of ours whose copy is gone (`_earlier_copy`) is refused (one line,
+        nothing written) while it holds what gptme's bandit added that the log has not: an arm we wrote that was
+        changed since (its update cannot be logged: deleting the file lets the export replace it), or gptme's
+        arms and sessions (`import-gptme` logs them first). Every arm as we wrote it or logged: replaced."""
+        found = self._earlier_copy(target, existing, report)
+        if isinstance(found, str):
+            raise WorkspaceError(
+                f"{target} is an earlier copy of this workspace's bandit-state.json ({held}), and its {found}: with "
+                "no copy of what lesson-credit wrote, that change cannot be logged, and the export would replace it; "
+                "nothing written (delete the file to replace it without it)"
+            )
+        earlier = f"{target}, an earlier copy of this workspace's bandit-state.json ({held}), was"
+        self._refuse_updated(target, existing, foreign.written_of(found[0]), earlier)
 
     def _import_exported(
         self,
@@ -423,3 +552,13 @@ def _rows_holding(items: tuple[str | None, ...], values: set[str]) -> list[int]:
     each value by `tuple.index` cost a full pass per value, 1.8 s at 100k sessions and 1,000 arms)."""
     found = values.intersection(items)
     return [row for row, item in enumerate(items) if item in found] if found else []
+
+
+def _same(numbers: tuple[Any, Any, Any], i: int, counts: tuple[float, float, int, *tuple[int, ...]]) -> bool:
+    """Whether arm `i` of the per-arm (alpha, beta, n) `numbers` is `counts`' alpha, beta and n (a file arm's)."""
+    alpha, beta, n = (float(column[i]) for column in numbers)
+    close = all(
+        math.isclose(mine, theirs, rel_tol=1e-9, abs_tol=1e-9)
+        for mine, theirs in ((alpha, counts[0]), (beta, counts[1]))
+    )
+    return close and int(n) == counts[2]

@@ -528,7 +528,9 @@ def test_a_file_naming_the_time_of_a_later_of_two_sessions_at_that_time_holds_th
     tmp_path: Path,
 ) -> None:
     """Sessions are looked up by the time an arm's `last_updated` names, every session at that time: s1 and s2
-    share one, and only s2 credited plain.md, so a file whose plain.md names that time holds s2's evidence."""
+    share one, and only s2 credited plain.md, so a file whose plain.md names that time holds s2's evidence.
+    Right after s2 the log held plain at Beta(1.6, 1.4) n 1 (0.6 at salience 1: +0.6/+0.4); the file's
+    Beta(2.6, 1.4) n 2 is that changed since (its stamp kept), so it is refused, naming s2."""
     when = "2026-11-03T10:00:00Z"
     events = [
         session("s1", 0.8, {GIT: 1.0}, timestamp=when),
@@ -536,7 +538,7 @@ def test_a_file_naming_the_time_of_a_later_of_two_sessions_at_that_time_holds_th
         session("s3", 0.4, {QUOTE: 1.0}, timestamp="2026-11-04T10:00:00Z"),
     ]
     root = make_workspace(tmp_path, BASIC_LESSONS, events=events, journals={"j.txt": BASIC_JOURNAL}, name="same")
-    arm = {"arm_id": PLAIN, "alpha": 1.6, "beta": 1.4, "total_selections": 1, "total_rewards": 1, "last_updated": when}
+    arm = {"arm_id": PLAIN, "alpha": 2.6, "beta": 1.4, "total_selections": 2, "total_rewards": 2, "last_updated": when}
     other = tmp_path / "other.json"
     other.write_text(json.dumps({"arms": {PLAIN: arm}, "created": "2026-11-01T00:00:00Z", "total_sessions": 1}))
     log_before = (root / LOG_REL).read_bytes()
