@@ -104,8 +104,9 @@ class PushWatch(Protocol):
     def start(self) -> None:
         """A pass over the log begins, at its first line."""
 
-    def row(self, number: int, digest: bytes) -> None:
-        """The valid event on line `number` of the log, by its digest (the `digest` column's)."""
+    def row(self, number: int, digest: bytes, session: str | None = None) -> None:
+        """The valid event on line `number` of the log, by its digest (the `digest` column's); `session`: its
+        session id when it is a session event."""
 
     def end(self, report: PushReport, first_added: Callable[[], int | None], unadded: Callable[[int], Unadded]) -> None:
         """The pass is done and its transaction not committed yet: an exception rolls it back.
@@ -134,7 +135,7 @@ def _rows(lines: Iterable[bytes], report: PushReport, watch: PushWatch | None = 
                 report.problems.append(LogProblem(number, str(exc)))
             continue
         if watch is not None:
-            watch.row(number, fields["digest"])
+            watch.row(number, fields["digest"], fields["session_id"] if fields["type"] == "session" else None)
         yield fields
 
 

@@ -129,13 +129,16 @@ class PushMemory:
         self._kept = 0  # the first events read that are the ones remembered, in order
         self._tail = bytearray()  # the digests of the events read after those
         self._numbers = array("q")  # and their line numbers
+        self._sessions: dict[int, str] = {}  # the session ids of the session events among those (by place)
 
-    def row(self, number: int, digest: bytes) -> None:
+    def row(self, number: int, digest: bytes, session: str | None = None) -> None:
         short = digest[:DIGEST_BYTES]
         at = self._kept * DIGEST_BYTES
         if not self._tail and self._old_raw[at : at + DIGEST_BYTES] == short:
             self._kept += 1
         else:
+            if session is not None:
+                self._sessions[len(self._numbers)] = session
             self._tail += short
             self._numbers.append(number)
 
@@ -165,6 +168,41 @@ class PushMemory:
             stored, refused = unadded(kept)
             flags[np.frombuffer(stored, dtype=np.int64) - kept] = STORED
             flags[np.frombuffer(refused, dtype=np.int64) - kept] = REFUSED
+        shadow = self._shadowing(flags)
+        if shadow is not None and report.added:
+            raise EditedLog(
+                f"{self.log_name}: {shadow}, and this push would add {counted(report.added, 'event')}; nothing "
+                "pushed. Take that line out (a session's first session event is its record: correct a score with "
+                "`lesson-credit grade` or `undo`)"
+            )
+        self._judge(report, first_added, tail, flags)
+        if shadow is not None:  # (not remembered: the memory's events are compared, not what the database refused)
+            self._new = None
+            self.warning = (
+                f"{self.log_name}: {shadow}; nothing added, and a push that adds events is refused until that line "
+                "is taken out"
+            )
+
+    def _shadowing(self, flags: Flags) -> str | None:
+        """A session event the database refused that the file counts: the first of its id in the pass, before the
+        session event of that id the database holds (the file counts its first; the database holds one only)."""
+        refused: dict[str, int] = {}  # each session id's first refused session event (its place in the pass)
+        for at, session in self._sessions.items():
+            if flags[at] == REFUSED:
+                refused.setdefault(session, at)
+            elif session in refused:
+                line, held = self._numbers[refused[session]], self._numbers[at]
+                return (
+                    f"line {line} is a session event for {session} before the one {self.store_name} holds (line "
+                    f"{held}): the file counts line {line}'s, the database line {held}'s"
+                )
+        return None
+
+    def _judge(self, report: PushReport, first_added: Callable[[], int | None], tail: Digests, flags: Flags) -> None:
+        """Compare the pass's events after those matching the memory (`tail`, with what the database did with
+        each) with the memory: remember them, warn, or refuse (see the module docstring)."""
+        kept = self._kept
+        old_digests, old_flags = self._old if self._old is not None else (_digests(b""), _flags(0))
         wanted = old_flags[kept:] != REFUSED
         rest, rest_flags = old_digests[kept:][wanted], old_flags[kept:][wanted]  # the events remembered, held
         held_at = np.flatnonzero(flags != REFUSED)  # the tail's events the database holds (places in the tail)

@@ -305,3 +305,32 @@ def test_what_the_memory_compares_by_what_the_database_did_with_each_line(tmp_pa
     read([a, r, b], added=2, refused=(1,)).save()
     assert read([a, b, n], added=1, first=2).warning is None
     assert read([a, b], added=0, stored=(1,)).warning is None  # and pushed again, nothing to add: nothing to say
+
+
+def test_a_second_session_line_put_before_the_one_the_database_holds_is_refused_like_an_edit(
+    capsys: pytest.CaptureFixture[str], ws_root: Path, pg_url: str
+) -> None:
+    """The first session event of an id in the file is the one that counts (the database refuses later ones). A
+    session line for s1 written before the s1 the database holds changes s1 in the file (reward 0.3 on quote.md)
+    while the database keeps s1 as pushed (no reward, git.md): the database refuses that line, so it added
+    nothing the memory could catch; before, a grade appended after it was pushed without a word."""
+    log = log_path(ws_root)
+    log.write_bytes(S1 + grade("s1", 0.9))
+    assert push(capsys, ws_root, pg_url)["added"] == 2
+    log.write_bytes(S1_AGAIN + S1 + grade("s1", 0.9) + S2)  # s1 in the file is now line 1's
+    err = refused(capsys, ws_root, pg_url)
+    assert err.startswith("lesson-credit: sessions.jsonl: line 1 is a session event for s1"), err
+    assert rewards(pg_url) == [None, 0.9]
+    # nothing to add: a warning, nothing pushed
+    log.write_bytes(S1_AGAIN + S1 + grade("s1", 0.9))
+    out = push(capsys, ws_root, pg_url)
+    warnings = out["warnings"]
+    assert out["added"] == 0 and isinstance(warnings, list) and len(warnings) == 1, out
+    assert "line 1 is a session event for s1" in warnings[0], warnings
+    log.write_bytes(S1_AGAIN + S1 + grade("s1", 0.9) + S2)  # and grown after that push: refused still
+    refused(capsys, ws_root, pg_url)
+    # that line after the one the database holds (a second one, ignored by the file too): pushed as before
+    log.write_bytes(S1 + S1_AGAIN + grade("s1", 0.9) + S2)
+    out = push(capsys, ws_root, pg_url)
+    assert (out["added"], out["present"], out["warnings"]) == (1, 3, [])
+    assert rewards(pg_url) == [None, 0.9, 0.4]
