@@ -178,10 +178,12 @@ class PushMemory:
         self._judge(report, first_added, tail, flags)
         if shadow is not None:  # (not remembered: the memory's events are compared, not what the database refused)
             self._new = None
-            self.warning = (
+            said = (
                 f"{self.log_name}: {shadow}; nothing added, and a push that adds events is refused until that line "
                 "is taken out"
             )
+            beside = self.unread is not None or self._outside  # (what those warnings say is kept)
+            self.warning = f"{self.warning}; and {said}" if beside and self.warning else said
 
     def _shadowing(self, flags: Flags) -> str | None:
         """A session event the database refused that the file counts: the first of its id in the pass, before the

@@ -334,3 +334,34 @@ def test_a_second_session_line_put_before_the_one_the_database_holds_is_refused_
     out = push(capsys, ws_root, pg_url)
     assert (out["added"], out["present"], out["warnings"]) == (1, 3, [])
     assert rewards(pg_url) == [None, 0.9, 0.4]
+
+
+def test_a_session_line_before_the_held_one_beside_a_damaged_memory_says_both(tmp_path: Path) -> None:
+    """Without a database: a memory that cannot be read (damaged), and a pass whose line 1 (`r`, session s1) the
+    database refused while line 2 (`s`, session s1) it holds. Nothing added: one warning saying both, nothing
+    remembered; something added: refused (the damaged memory's refusal comes first)."""
+    from array import array
+
+    from lesson_credit.core.log.pgpush import PushReport
+    from lesson_credit.core.log.pushmemory import EditedLog, PushMemory
+
+    r, s = bytes([1]) * 32, bytes([2]) * 32
+    damaged = tmp_path / ".cache" / "pushed-abc"
+    damaged.parent.mkdir()
+    damaged.write_bytes(b"lesson-credit pushed 2\nnot sealed")
+
+    def read(added: int) -> PushMemory:
+        memory = PushMemory(tmp_path / ".cache", "abc", "sessions.jsonl", "db")
+        memory.start()
+        memory.row(1, r, "s1")
+        memory.row(2, s, "s1")
+        memory.end(PushReport(added=added), lambda: None, lambda start: (array("q", [1]), array("q", [0])))
+        return memory
+
+    memory = read(0)
+    assert memory.warning is not None and "is damaged" in memory.warning, memory.warning
+    assert "and sessions.jsonl: line 1 is a session event for s1 before the one db holds (line 2)" in memory.warning
+    memory.save()
+    assert damaged.read_bytes() == b"lesson-credit pushed 2\nnot sealed"  # nothing remembered
+    with pytest.raises(EditedLog, match="is damaged"):
+        read(1)
