@@ -31,6 +31,7 @@ from lesson_credit.core.log.events import FileNumbers, encode
 from lesson_credit.core.log.exports import OtherNames
 from lesson_credit.core.log.store import lock_file
 from lesson_credit.core.workspace.base import LOG_FILE
+from lesson_credit.core.workspace.graded_since import LateGrades
 from lesson_credit.core.workspace.state_file import StateFile
 
 EXPORTED = "was exported from this log"  # how an import names the file it takes increments from
@@ -255,7 +256,7 @@ class GptmeFiles(StateFile):
         for row, lesson, _ in stamped.values():
             if one_form(lesson) in at:
                 last_rows[at[one_form(lesson)]] = row
-        through = fold_through(post, last_rows)
+        through, late = fold_through(post, last_rows), LateGrades(post, self._reader.index)
         now, fresh = (post.alpha, post.beta, post.n), (post.settings.prior_alpha, post.settings.prior_beta, 0)
         named = np.bincount(post.data.entry_arm, minlength=len(post.arm_ids))  # sessions naming it, pending too
         base: dict[str, foreign.Counts] = {}
@@ -267,7 +268,7 @@ class GptmeFiles(StateFile):
             elif key in stamped:  # ours as written, or changed since (its stamp kept)
                 if through is None:
                     return f"{key} cannot be told from an arm changed since (decay is set: {DECAYED})"
-                if i is None or stamped[key][0] < 0 or not _same(through, i, counts):
+                if i is None or stamped[key][0] < 0 or not self._as_written(through, late, i, stamped[key][0], counts):
                     return f"{key} was changed since lesson-credit wrote it"
                 base[key] = counts
             elif i is not None and _same(now, i, counts):
@@ -277,6 +278,20 @@ class GptmeFiles(StateFile):
             # else a lesson the log has no evidence of: gptme's own arm, counted from Beta(1, 1) (not in `base`)
         sessions = saved.sessions if saved is not None else min(interop.file_sessions(existing), post.total_sessions)
         return FileNumbers(where, created, base, sessions), frozenset(seen)
+
+    @staticmethod
+    def _as_written(
+        through: tuple[Any, Any, Any],
+        late: LateGrades,
+        i: int,
+        row: int,
+        counts: tuple[float, float, int, *tuple[int, ...]],
+    ) -> bool:
+        """Whether arm `i` of a file is as a write of ours left it right after session `row` (`through`: the fold
+        through it under the grades now), or before sessions of the arm then pending were graded (`late`)."""
+        if _same(through, i, counts):
+            return True
+        return late.explains(i, row, (float(through[0][i]), float(through[1][i]), int(through[2][i])), counts[:3])
 
     def _import_earlier_copy(
         self, path: Path, existing: dict[str, Any], report: ImportReport, held: str

@@ -286,3 +286,72 @@ def test_gptmes_update_of_an_arm_whose_session_was_retracted_since_is_not_taken_
     assert PLAIN in err and "twice" in err, err
     assert (timed / LOG_REL).read_bytes() == log_before
     assert PLAIN not in rows(timed)  # (n 0: the log credits plain nothing)
+
+
+def test_an_earlier_copy_taken_while_a_session_was_pending_is_as_we_wrote_it_once_that_session_is_graded(
+    tmp_path: Path,
+) -> None:
+    """s1 (git, salience 1) recorded pending, s2 (git, salience 1) graded 0.4: the file then holds git at
+    Beta(1.4, 1.6) n 1 (seed, w 1: +0.4/+0.6), stamped with s2's time. A copy taken then, where gptme's bandit adds
+    tools/other.md (Beta(5, 2), 5 sessions); s1 is graded 0.6 afterwards (git now Beta(2, 2) n 2), and `.cache` is
+    deleted. The copy's git is what we wrote before s1's grade, not an arm changed since: both commands took it
+    for one ("tools/git.md was changed since lesson-credit wrote it") and refused the file. Now the import logs
+    other.md once (git not at all), and the export then writes the log's numbers."""
+    events = [
+        session("s1", None, {GIT: 1.0}, timestamp="2026-11-01T10:00:00Z"),
+        session("s2", 0.4, {GIT: 1.0}, timestamp="2026-11-02T10:00:00Z"),
+    ]
+    root = make_workspace(tmp_path, BASIC_LESSONS, events=events, journals={"j.txt": BASIC_JOURNAL}, name="late")
+    ok("grade", "s2", "0.4", "--workspace", str(root))  # writes bandit-state.json from the log
+    assert arms_of(root / STATE_REL)[GIT][:3] == pytest.approx((1.4, 1.6, 1))
+    copy = tmp_path / "backup.json"
+    shutil.copy(root / STATE_REL, copy)
+    state = json.loads(copy.read_text())  # gptme's bandit there: a new arm, five sessions, saved with its keys only
+    state["arms"][OTHER] = {"arm_id": OTHER, "alpha": 5.0, "beta": 2.0, "total_selections": 5, "total_rewards": 4,
+                            "last_updated": GPTME_TIME}  # fmt: skip
+    state["total_sessions"] += 5
+    copy.write_text(json.dumps({k: state[k] for k in ("arms", "total_sessions", "created", "last_updated")}))
+    ok("grade", "s1", "0.6", "--workspace", str(root))
+    shutil.rmtree(root / STATE_REL.parent / ".cache")
+    assert "import-gptme" in refused("export-gptme", "--workspace", str(root), str(copy))
+    out = ok("import-gptme", "--workspace", str(root), str(copy))
+    assert "increments" in out, out
+    assert rows(root) == near({GIT: (2.0, 2.0, 2), OTHER: (5.0, 2.0, 5)})
+    ok("export-gptme", "--workspace", str(root), str(copy))
+    assert arms_of(copy)[GIT][:3] == pytest.approx((2.0, 2.0, 2))
+    assert arms_of(copy)[OTHER][:3] == pytest.approx((5.0, 2.0, 5))
+
+
+@pytest.mark.parametrize("git", [(2.0, 2.0, 2), (2.2, 2.0, 2)], ids=["as-written", "changed"])
+def test_an_earlier_copy_taken_between_two_late_grades(tmp_path: Path, git: tuple[float, float, int]) -> None:
+    """s0 and s1 (git, salience 1) pending, s2 graded 0.4; s0 graded 0.6, the copy taken, then s1 graded 0.2 (seed,
+    w 1). By hand: the copy's git, written after s0's grade: Beta(1 + 0.6 + 0.4, 1 + 0.4 + 0.6) = Beta(2, 2) n 2,
+    stamped with s2's time; the log's now Beta(2.2, 2.8) n 3. As written, the import logs other.md only; git at
+    Beta(2.2, 2) n 2 is none of the log's numbers (by s2, without s1: Beta(2, 2); without s0 too: Beta(1.4, 1.6)
+    n 1): refused both ways, nothing logged or written."""
+    events = [
+        session("s0", None, {GIT: 1.0}, timestamp="2026-11-01T09:00:00Z"),
+        session("s1", None, {GIT: 1.0}, timestamp="2026-11-01T10:00:00Z"),
+        session("s2", 0.4, {GIT: 1.0}, timestamp="2026-11-02T10:00:00Z"),
+    ]
+    root = make_workspace(tmp_path, BASIC_LESSONS, events=events, journals={"j.txt": BASIC_JOURNAL}, name="late2")
+    ok("grade", "s0", "0.6", "--workspace", str(root))
+    state = json.loads((root / STATE_REL).read_text())
+    assert tuple(state["arms"][GIT][k] for k in ("alpha", "beta", "total_selections")) == pytest.approx((2, 2, 2))
+    state["arms"][GIT].update(alpha=git[0], beta=git[1], total_selections=git[2])
+    state["arms"][OTHER] = {"arm_id": OTHER, "alpha": 5.0, "beta": 2.0, "total_selections": 5, "total_rewards": 4,
+                            "last_updated": GPTME_TIME}  # fmt: skip
+    state["total_sessions"] += 5
+    copy = tmp_path / "backup.json"
+    copy.write_text(json.dumps({k: state[k] for k in ("arms", "total_sessions", "created", "last_updated")}))
+    ok("grade", "s1", "0.2", "--workspace", str(root))
+    shutil.rmtree(root / STATE_REL.parent / ".cache")
+    assert rows(root) == near({GIT: (2.2, 2.8, 3)})
+    if git == (2.2, 2.0, 2):
+        before, log_before = copy.read_bytes(), (root / LOG_REL).read_bytes()
+        assert "tools/git.md was changed since" in refused("import-gptme", "--workspace", str(root), str(copy))
+        assert "tools/git.md was changed since" in refused("export-gptme", "--workspace", str(root), str(copy))
+        assert copy.read_bytes() == before and (root / LOG_REL).read_bytes() == log_before
+        return
+    ok("import-gptme", "--workspace", str(root), str(copy))
+    assert rows(root) == near({GIT: (2.2, 2.8, 3), OTHER: (5.0, 2.0, 5)})
