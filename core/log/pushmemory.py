@@ -47,13 +47,15 @@ held, in no order that must be kept. A caches' folder that leads out of the work
 database is judged by its own log alone; lines another agent stored count as stored, as before.
 
 The client holds the memory read (9 bytes per event remembered) and the digests and line numbers
-of the events that follow the part of the log that matches it (sorted copies of both while a log
-that differs is compared with it). The database is asked what it did with those events only (one
+of the events that follow the part of the log that matches it, and 16 bytes per session event among them
+(its place, and a hash of its session id), with sorted copies of the digests while a log that differs is
+compared with it. The database is asked what it did with those events only (one
 probe of its unique index each, when some were not added): never its other events.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from array import array
@@ -129,7 +131,8 @@ class PushMemory:
         self._kept = 0  # the first events read that are the ones remembered, in order
         self._tail = bytearray()  # the digests of the events read after those
         self._numbers = array("q")  # and their line numbers
-        self._sessions: dict[int, str] = {}  # the session ids of the session events among those (by place)
+        self._session_at = array("q")  # the places among those of its session events
+        self._session_key = array("q")  # and their session ids' keys (8 bytes of a hash each)
 
     def row(self, number: int, digest: bytes, session: str | None = None) -> None:
         short = digest[:DIGEST_BYTES]
@@ -138,7 +141,8 @@ class PushMemory:
             self._kept += 1
         else:
             if session is not None:
-                self._sessions[len(self._numbers)] = session
+                self._session_at.append(len(self._numbers))
+                self._session_key.append(_key(session))
             self._tail += short
             self._numbers.append(number)
 
@@ -188,14 +192,16 @@ class PushMemory:
     def _shadowing(self, flags: Flags) -> str | None:
         """A session event the database refused that the file counts: the first of its id in the pass, before the
         session event of that id the database holds (the file counts its first; the database holds one only)."""
-        refused: dict[str, int] = {}  # each session id's first refused session event (its place in the pass)
-        for at, session in self._sessions.items():
+        if not np.any(flags == REFUSED):
+            return None
+        refused: dict[int, int] = {}  # each session id's first refused session event (its place in the pass)
+        for at, key in zip(self._session_at, self._session_key, strict=True):
             if flags[at] == REFUSED:
-                refused.setdefault(session, at)
-            elif session in refused:
-                line, held = self._numbers[refused[session]], self._numbers[at]
+                refused.setdefault(key, at)
+            elif key in refused:
+                line, held = self._numbers[refused[key]], self._numbers[at]
                 return (
-                    f"line {line} is a session event for {session} before the one {self.store_name} holds (line "
+                    f"line {line} is a session event before the one {self.store_name} holds for its session (line "
                     f"{held}): the file counts line {line}'s, the database line {held}'s"
                 )
         return None
@@ -356,6 +362,13 @@ def _are(count: int) -> str:
 
 def _hold(count: int) -> str:
     return "holds" if count == 1 else "hold"
+
+
+def _key(session: str) -> int:
+    """A session id as 8 bytes (the events compared are few: a collision of two ids is not a concern)."""
+    return int.from_bytes(
+        hashlib.blake2b(session.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little", signed=True
+    )
 
 
 def _inside(cache_dir: Path) -> bool:
