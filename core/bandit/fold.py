@@ -175,8 +175,9 @@ def fold_through(post: Posterior, last_rows: IntArray) -> tuple[FloatArray, Floa
     """Per arm, (alpha, beta, n) as `post`'s fold held them right after the session at row `last_rows[arm]`:
     its sessions up to that row (under their grades and the settings now) over its priors and increments
     (all of them: one logged after that session makes the arm differ). What `export-gptme` or a write wrote
-    for the arm then, unless a session of it was pending then (core/workspace/graded_since.py). None with decay:
-    every later session moved every arm, known only for the whole log."""
+    for the arm then, unless a session of it was pending then, or an increment came after
+    (core/workspace/late_evidence.py). None with decay: every later session moved every arm, known only for
+    the whole log."""
     data, settings = post.data, post.settings
     if settings.decay < 1.0:
         return None

@@ -31,7 +31,7 @@ from lesson_credit.core.log.events import FileNumbers, encode
 from lesson_credit.core.log.exports import OtherNames
 from lesson_credit.core.log.store import lock_file
 from lesson_credit.core.workspace.base import LOG_FILE
-from lesson_credit.core.workspace.graded_since import LateGrades
+from lesson_credit.core.workspace.late_evidence import LateGrades
 from lesson_credit.core.workspace.state_file import StateFile
 
 EXPORTED = "was exported from this log"  # how an import names the file it takes increments from

@@ -355,3 +355,35 @@ def test_an_earlier_copy_taken_between_two_late_grades(tmp_path: Path, git: tupl
         return
     ok("import-gptme", "--workspace", str(root), str(copy))
     assert rows(root) == near({GIT: (2.2, 2.8, 3), OTHER: (5.0, 2.0, 5)})
+
+
+def test_an_earlier_copy_taken_before_gptmes_update_of_the_own_file_was_logged_is_as_we_wrote_it(
+    timed: Path, tmp_path: Path
+) -> None:
+    """The copy taken (git Beta(1.92, 2.08) n 2, stamped with s2's time), where gptme's bandit adds other.md
+    (Beta(5, 2), 5 sessions). Then gptme's bandit updates the workspace's own file (git up by (1, 0), one
+    selection) and the next write (`grade`) logs that as increments: the log's git is Beta(2.92, 2.08) n 3. The
+    copy's git is still what we wrote (the increments came after it): both commands took it for an arm changed
+    since and refused the copy. Now the import logs other.md once; git and quote as they were."""
+    copy = tmp_path / "backup.json"
+    state = json.loads((timed / STATE_REL).read_text())
+    state["arms"][OTHER] = {"arm_id": OTHER, "alpha": 5.0, "beta": 2.0, "total_selections": 5, "total_rewards": 4,
+                            "last_updated": GPTME_TIME}  # fmt: skip
+    state["total_sessions"] += 5
+    copy.write_text(json.dumps({k: state[k] for k in ("arms", "total_sessions", "created", "last_updated")}))
+    own = json.loads((timed / STATE_REL).read_text())
+    git = own["arms"][GIT]
+    git.update(alpha=git["alpha"] + 1.0, total_selections=git["total_selections"] + 1, last_updated=GPTME_TIME)
+    git["total_rewards"] += 1
+    own["total_sessions"] += 1
+    (timed / STATE_REL).write_text(
+        json.dumps({k: own[k] for k in ("arms", "total_sessions", "created", "last_updated")})
+    )
+    ok("grade", "s2", "0.4", "--workspace", str(timed))  # (a write: logs gptme's update of the own file)
+    assert rows(timed) == near({GIT: (2.92, 2.08, 3), QUOTE: (1.52, 1.48, 1)})
+    shutil.rmtree(timed / STATE_REL.parent / ".cache")
+    assert "import-gptme" in refused("export-gptme", "--workspace", str(timed), str(copy))
+    ok("import-gptme", "--workspace", str(timed), str(copy))
+    assert rows(timed) == near({GIT: (2.92, 2.08, 3), QUOTE: (1.52, 1.48, 1), OTHER: (5.0, 2.0, 5)})
+    ok("export-gptme", "--workspace", str(timed), str(copy))
+    assert arms_of(copy)[GIT][:3] == pytest.approx((2.92, 2.08, 3))
