@@ -256,7 +256,8 @@ class GptmeFiles(StateFile):
         for row, lesson, _ in stamped.values():
             if one_form(lesson) in at:
                 last_rows[at[one_form(lesson)]] = row
-        through, late = fold_through(post, last_rows), LateGrades(post, self._reader.index)
+        through = fold_through(post, last_rows)
+        late = LateGrades(post, self._reader.index, self._reader.outcomes, self._reader.rewards)
         now, fresh = (post.alpha, post.beta, post.n), (post.settings.prior_alpha, post.settings.prior_beta, 0)
         named = np.bincount(post.data.entry_arm, minlength=len(post.arm_ids))  # sessions naming it, pending too
         base: dict[str, foreign.Counts] = {}

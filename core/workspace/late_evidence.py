@@ -1,28 +1,32 @@
 """An arm of an earlier copy of our bandit-state.json written before some of the log's evidence of it.
 
 `fold_through` (core/bandit/fold.py) gives an arm's numbers right after the session its `last_updated` names,
-under the grades now, with every increment. A write made while an earlier session of the arm was pending
-(recorded without a reward, graded since: the usual order when a grader runs after the session) left the arm
-without that session; one made before gptme's bandit's update of the workspace's own file was logged
-(increments: the next write logs it) left it without those. Those numbers are the fold through the stamped
-session less, when every increment of the arm was logged after that session, those increments, and less the
-sessions first graded after the stamped one had its score: each such session is taken out, latest first grade
-first, and the arm compared after each.
+under the grades now, with every increment. A write made before a later grade of one of those sessions (a
+session recorded pending and graded since, the usual order when a grader runs after the session; a regrade;
+an undo) left the arm under the grades before that grade event; one made before gptme's bandit's update of the
+workspace's own file was logged (increments: the next write logs it) left it without those increments. Those
+numbers are compared too: the arm's sessions scored as before each such grade event (the latest MAX_CUTS), with
+and without its increments when every one was logged after the session.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from functools import cached_property
 
 import numpy as np
 import numpy.typing as npt
 
 from lesson_credit.core.bandit.fold import Posterior
+from lesson_credit.core.log import scoring
 from lesson_credit.core.log.index import LogIndex
+from lesson_credit.core.log.snapshot import FloatArray, SourceInputs
 from lesson_credit.core.model import credit as credit_mod
+from lesson_credit.core.model.sources import RewardInputs
 
 Numbers = tuple[float, float, int]
+MAX_CUTS = 32  # the latest grade events after a copy's session it is compared before (each a scoring of the log)
 
 
 def first_scored(index: LogIndex, n_sessions: int) -> npt.NDArray[np.int64]:
@@ -45,44 +49,83 @@ def first_scored(index: LogIndex, n_sessions: int) -> npt.NDArray[np.int64]:
 
 
 class LateGrades:
-    """The evidence of a log logged late (sessions first graded after a later session had its score, increments
-    after the session an arm names), for `explains`; what it reads of the log is read once, when first asked."""
+    """The evidence of a log logged after an earlier copy of our file was written (grades, increments), for
+    `explains`; what it reads of the log is read once, when first asked."""
 
-    def __init__(self, post: Posterior, index: LogIndex) -> None:
-        self.post, self.index = post, index
+    def __init__(
+        self, post: Posterior, index: LogIndex, outcomes: Mapping[str, float] | None, rewards: RewardInputs
+    ) -> None:
+        self.post, self.index, self.outcomes, self.rewards = post, index, outcomes or {}, rewards
+        self._bases: dict[int, FloatArray] = {}
 
     @cached_property
     def scored(self) -> npt.NDArray[np.int64]:
         return first_scored(self.index, self.post.data.n_sessions)
 
+    @cached_property
+    def _grades(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """Each grade event's line and the row it grades (-1: none)."""
+        index = self.index
+        lines = np.array([line for line, _ in index.grades], dtype=np.int64)
+        rows = np.array(index.grade_rows, dtype=np.int64)
+        for position in np.flatnonzero(rows < 0).tolist():  # (a grade read before its session)
+            found = index.row_of(index.grades[position][1].session_id)
+            rows[position] = -1 if found is None else found
+        return lines, rows
+
+    def base_before(self, line: int) -> FloatArray:
+        """Each session's score in force before line `line` of the log: under the grade events above it, the
+        reward settings now."""
+        if line not in self._bases:
+            index, n = self.index, self.post.data.n_sessions
+            lines, rows = self._grades
+            before = lines < line
+            labelled = [
+                (row, self.outcomes[label]) for row, label in index.outcome_labels.items() if label in self.outcomes
+            ]
+            inputs = SourceInputs(
+                own=index.session_base.view()[:n],
+                own_source=index.session_source.view()[:n],
+                outcome_rows=np.array([row for row, _ in labelled], dtype=np.int64),
+                outcome_values=np.array([value for _, value in labelled], dtype=np.float64),
+                grade_rows=rows[before],
+                grade_base=np.array(index.grade_base, dtype=np.float64)[before],
+                grade_source=np.array(index.grade_source, dtype=np.int8)[before],
+            )
+            self._bases[line] = scoring.scores(inputs, self.rewards)[0]
+        return self._bases[line]
+
     def explains(self, arm: int, row: int, through: Numbers, counts: Numbers) -> bool:
-        """Whether `counts` (an arm's alpha, beta, n in a file) are arm `arm`'s numbers `through` (right after
-        session `row`, under the grades now), or those without its increments when all were logged after that
-        session, less the sessions before `row` naming it that were first graded after `row` had its score: what a
-        write made before those held (latest first grade taken out first)."""
-        post, scored = self.post, self.scored
-        since = int(scored[row])
+        """Whether `counts` (an arm's alpha, beta, n in a file) are arm `arm`'s numbers right after session `row`
+        as a write made before later evidence left them: `through` (under the grades now) with the arm's sessions
+        up to `row` under the grades before a grade event of one of them logged after `row` had its score (the
+        latest MAX_CUTS such events), and without the arm's increments when every one was logged after `row`."""
+        since = int(self.scored[row])
         if since < 0:
             return False
-        data = post.data
-        entries = np.flatnonzero(data.entry_arm == arm)  # the arm's
-        sessions = data.entry_session[entries]
-        candidates = np.unique(sessions[sessions < row])
-        candidates = candidates[~np.isnan(post.base[candidates]) & (scored[candidates] > since)]
-        order = candidates[np.argsort(-scored[candidates], kind="stable")].tolist()
+        post, data = self.post, self.post.data
+        entries = np.flatnonzero((data.entry_arm == arm) & (data.entry_session <= row))  # the arm's, up to `row`
+        sessions = np.unique(data.entry_session[entries])
+        lines, rows = self._grades
+        cuts = np.unique(lines[np.isin(rows, sessions) & (lines > since)])[::-1][:MAX_CUTS].tolist()
+        now = self._sums(entries, post.base)
         for alpha, beta, n in (through, *self._before_increments(arm, row, through)):
-            if _close((alpha, beta, n), counts):
-                return True
-            for session in order:
-                mine = entries[sessions == session]
-                w = credit_mod.weight(data.entry_salience[mine], post.settings.floor)
-                d_alpha, d_beta = credit_mod.credit(
-                    np.full(len(w), float(post.base[session])), w, post.settings.strategy
-                )
-                alpha, beta, n = alpha - float(d_alpha.sum()), beta - float(d_beta.sum()), n - len(mine)
-                if _close((alpha, beta, n), counts):
+            for numbers in [(alpha, beta, n)] + [
+                (alpha - now[0] + a, beta - now[1] + b, n - now[2] + k)
+                for a, b, k in (self._sums(entries, self.base_before(cut)) for cut in cuts)
+            ]:
+                if _close(numbers, counts):
                     return True
         return False
+
+    def _sums(self, entries: npt.NDArray[np.intp], base: FloatArray) -> Numbers:
+        """What the graded sessions of `entries` add to their arm under the per-session rewards `base`."""
+        data, settings = self.post.data, self.post.settings
+        rewards = base[data.entry_session[entries]]
+        graded = ~np.isnan(rewards)
+        w = credit_mod.weight(data.entry_salience[entries][graded], settings.floor)
+        d_alpha, d_beta = credit_mod.credit(rewards[graded], w, settings.strategy)
+        return float(d_alpha.sum()), float(d_beta.sum()), int(graded.sum())
 
     def _before_increments(self, arm: int, row: int, through: Numbers) -> list[Numbers]:
         """`through` without the arm's increments, when every increments event naming it was logged after session

@@ -387,3 +387,25 @@ def test_an_earlier_copy_taken_before_gptmes_update_of_the_own_file_was_logged_i
     assert rows(timed) == near({GIT: (2.92, 2.08, 3), QUOTE: (1.52, 1.48, 1), OTHER: (5.0, 2.0, 5)})
     ok("export-gptme", "--workspace", str(timed), str(copy))
     assert arms_of(copy)[GIT][:3] == pytest.approx((2.92, 2.08, 3))
+
+
+def test_an_earlier_copy_taken_before_a_regrade_or_an_undo_is_as_we_wrote_it(timed: Path, tmp_path: Path) -> None:
+    """The copy taken (git Beta(1.92, 2.08) n 2, quote Beta(1.52, 1.48) n 1), gptme's other.md added there; then s1
+    (0.8) is regraded 0.5 by hand, and s2's grade is undone (back to its record's 0.4: no change), then s2 graded
+    0.9. By hand (seed, floor 0.3): git now: s1 0.5 at w 1 (+0.5/+0.5), s2 0.9 at w 0.3 (+0.27/+0.73): Beta(1.77,
+    2.23) n 2; quote: s1 0.5 at w 0.65 (+0.325/+0.675): Beta(1.325, 1.675) n 1. The copy's arms are the log's before
+    those grades: both commands refused the copy as changed since. Now the import logs other.md only."""
+    copy = tmp_path / "backup.json"
+    state = json.loads((timed / STATE_REL).read_text())
+    state["arms"][OTHER] = {"arm_id": OTHER, "alpha": 5.0, "beta": 2.0, "total_selections": 5, "total_rewards": 4,
+                            "last_updated": GPTME_TIME}  # fmt: skip
+    state["total_sessions"] += 5
+    copy.write_text(json.dumps({k: state[k] for k in ("arms", "total_sessions", "created", "last_updated")}))
+    ok("grade", "s1", "0.5", "--workspace", str(timed))
+    ok("undo", "s2", "--workspace", str(timed))
+    ok("grade", "s2", "0.9", "--workspace", str(timed))
+    assert rows(timed) == near({GIT: (1.77, 2.23, 2), QUOTE: (1.325, 1.675, 1)})
+    shutil.rmtree(timed / STATE_REL.parent / ".cache")
+    assert "import-gptme" in refused("export-gptme", "--workspace", str(timed), str(copy))
+    ok("import-gptme", "--workspace", str(timed), str(copy))
+    assert rows(timed) == near({GIT: (1.77, 2.23, 2), QUOTE: (1.325, 1.675, 1), OTHER: (5.0, 2.0, 5)})

@@ -69,3 +69,28 @@ def test_arms_cut_at_different_rows_each_fold_their_own_sessions(tmp_path: Path)
 def test_with_decay_the_fold_through_a_row_is_not_known(tmp_path: Path) -> None:
     whole = posterior_of(tmp_path, "whole", EVENTS, "decay = 0.9\n")
     assert fold_through(whole, np.zeros(len(whole.arm_ids), dtype=np.int64)) is None
+
+
+GRADED = [
+    session("g0", 0.8, {GIT: 1.0}),
+    session("g1", None, {GIT: 0.5, QUOTE: 1.0}),
+    grade("g1", 0.6),
+    grade("g0", 0.2, grader="heuristic"),  # (another source: the reward priority says which counts)
+    grade("g0", 0.3),
+    grade("g1", None),  # undone: pending again
+    grade("g1", 0.9, grader="heuristic"),
+]
+
+
+@pytest.mark.parametrize("cut", range(2, len(GRADED) + 1))
+def test_the_scores_before_a_line_are_those_of_the_log_ending_there(tmp_path: Path, cut: int) -> None:
+    """`LateGrades.base_before(line)`, a second way: the rewards of a log of only the events above that line."""
+    from lesson_credit.core.workspace.late_evidence import LateGrades
+
+    root = make_workspace(tmp_path, BASIC_LESSONS, events=GRADED, name="whole")
+    ws = Workspace(root)
+    reader = ws._reader
+    late = LateGrades(ws.posterior(), reader.index, reader.outcomes, reader.rewards)
+    line = int(reader.index.session_lines.view()[0]) + cut  # (the events are the log's lines, one after another)
+    prefix = Workspace(make_workspace(tmp_path, BASIC_LESSONS, events=GRADED[:cut], name="prefix")).posterior()
+    assert np.array_equal(late.base_before(line), prefix.base, equal_nan=True)
