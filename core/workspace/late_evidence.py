@@ -27,6 +27,7 @@ from lesson_credit.core.model.sources import RewardInputs
 
 Numbers = tuple[float, float, int]
 MAX_CUTS = 32  # the latest grade events after a copy's session it is compared before (each a scoring of the log)
+MAX_SCORINGS = 64  # scorings of the log for one file, whatever its arms: past that, an arm is not compared so
 
 
 def first_scored(index: LogIndex, n_sessions: int) -> npt.NDArray[np.int64]:
@@ -73,10 +74,12 @@ class LateGrades:
             rows[position] = -1 if found is None else found
         return lines, rows
 
-    def base_before(self, line: int) -> FloatArray:
+    def base_before(self, line: int) -> FloatArray | None:
         """Each session's score in force before line `line` of the log: under the grade events above it, the
-        reward settings now."""
+        reward settings now. None past MAX_SCORINGS lines asked."""
         if line not in self._bases:
+            if len(self._bases) >= MAX_SCORINGS:
+                return None
             index, n = self.index, self.post.data.n_sessions
             lines, rows = self._grades
             before = lines < line
@@ -110,9 +113,10 @@ class LateGrades:
         cuts = np.unique(lines[np.isin(rows, sessions) & (lines > since)])[::-1][:MAX_CUTS].tolist()
         now = self._sums(entries, post.base)
         for alpha, beta, n in (through, *self._before_increments(arm, row, through)):
+            bases = [base for base in map(self.base_before, cuts) if base is not None]
             for numbers in [(alpha, beta, n)] + [
                 (alpha - now[0] + a, beta - now[1] + b, n - now[2] + k)
-                for a, b, k in (self._sums(entries, self.base_before(cut)) for cut in cuts)
+                for a, b, k in (self._sums(entries, base) for base in bases)
             ]:
                 if _close(numbers, counts):
                     return True

@@ -93,4 +93,5 @@ def test_the_scores_before_a_line_are_those_of_the_log_ending_there(tmp_path: Pa
     late = LateGrades(ws.posterior(), reader.index, reader.outcomes, reader.rewards)
     line = int(reader.index.session_lines.view()[0]) + cut  # (the events are the log's lines, one after another)
     prefix = Workspace(make_workspace(tmp_path, BASIC_LESSONS, events=GRADED[:cut], name="prefix")).posterior()
-    assert np.array_equal(late.base_before(line), prefix.base, equal_nan=True)
+    base = late.base_before(line)
+    assert base is not None and np.array_equal(base, prefix.base, equal_nan=True)
