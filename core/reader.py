@@ -351,10 +351,14 @@ class LogReader:
         if self._log_cache is not None:
             self._log_cache.save_sums(self.index, self._prefix.vouch(self.index.end))
 
-    def trust_once(self) -> None:
-        """The next refresh skips hashing what was read: the caller appended under the writers'
-        lock, so the bytes before its event are those it read."""
-        self._prefix.trust_once()
+    def own_append(self, append: Callable[[], None]) -> None:
+        """Run `append` (the caller's append under the writers' lock); the next refresh then skips hashing
+        what was read, the bytes before the event being those it read, unless the log had changed since
+        it was read (another program, which takes no lock of ours, edited it): that refresh checks it."""
+        unchanged = self._prefix.unchanged()
+        append()
+        if unchanged:
+            self._prefix.trust_once()
 
     def set_outcomes(self, outcomes: dict[str, float]) -> bool:
         """Map outcome words to other rewards ([outcomes] changed); True when that changes the map (the

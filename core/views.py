@@ -8,6 +8,7 @@ gathers the inputs and calls these.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -432,6 +433,7 @@ def lesson_credits(
     if text is not None:
         present = [(lid, lessons[lid].keywords) for lid in session.lesson_ids if lid in lessons]
         breakdowns = {b.lesson_id: b for b in salience_breakdowns(text, present)}
+    decayed = _decayed_deltas(session, row, after, before, used) if settings.decay < 1.0 else []
     credits = []
     for i, (lid, sal) in enumerate(zip(session.lesson_ids, session.saliences, strict=True)):
         if wanted is not None and lid != wanted:
@@ -446,8 +448,7 @@ def lesson_credits(
         elif breakdown is not None and abs(breakdown.salience - sal) > 1e-9:
             note = f"journal now gives salience {breakdown.salience:.3f}; the log's {sal:.3f} is what counts"
         if settings.decay < 1.0:  # the session's weight depends on its place: measure it
-            alpha_delta = float(after.alpha[j] - before.alpha[j])
-            beta_delta = float(after.beta[j] - before.beta[j])
+            alpha_delta, beta_delta = decayed[i]
         elif graded:  # the formula itself, free of the rounding of a difference
             d_alpha, d_beta = credit_mod.credit(used, w, settings.strategy)
             alpha_delta, beta_delta = float(d_alpha), float(d_beta)
@@ -471,6 +472,37 @@ def lesson_credits(
             )
         )
     return tuple(credits)
+
+
+def _decayed_deltas(
+    session: SessionEvent, row: int, after: Posterior, before: Posterior, used: float
+) -> list[tuple[float, float]]:
+    """Under decay, each lesson entry's (alpha, beta) change: what the grade moves in its arm today (`after`
+    less `before`, the session pending). A lesson listed more than once (another tool's line) shares that
+    change: each listing its own increment, worth gamma^(graded sessions after this one) today, and an even
+    share of the decay step (the rest), so that its rows add up to its arm's change, as without decay."""
+    position = after.index()
+    moved = {
+        lid: (float(after.alpha[j] - before.alpha[j]), float(after.beta[j] - before.beta[j]))
+        for lid in session.lesson_ids
+        for j in (position[lid],)
+    }
+    listings = Counter(session.lesson_ids)
+    if max(listings.values(), default=1) == 1 or math.isnan(used):
+        return [moved[lid] for lid in session.lesson_ids]
+    settings = after.settings
+    worth = settings.decay ** int(np.count_nonzero(~np.isnan(after.base[row + 1 :])))
+    weights = credit_mod.weight(np.asarray(session.saliences, dtype=np.float64), settings.floor)
+    d_alpha, d_beta = credit_mod.credit(np.full_like(weights, used), weights, settings.strategy)
+    increments = [(float(a) * worth, float(b) * worth) for a, b in zip(d_alpha, d_beta, strict=True)]
+    step = dict.fromkeys(listings, (0.0, 0.0))
+    for lid, (a, b) in zip(session.lesson_ids, increments, strict=True):
+        step[lid] = (step[lid][0] + a, step[lid][1] + b)
+    out = []
+    for lid, (a, b) in zip(session.lesson_ids, increments, strict=True):
+        (total_a, total_b), (sum_a, sum_b), m = moved[lid], step[lid], listings[lid]
+        out.append((a + (total_a - sum_a) / m, b + (total_b - sum_b) / m))
+    return out
 
 
 def check_reward(reward: float) -> float:

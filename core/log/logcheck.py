@@ -15,7 +15,9 @@ it start over, never print stale numbers. Three ways, cheapest first:
   A seal counts only while the log's ctime is older than the seal file itself (so that an edit in the
   same tick of a coarse clock, which would keep the stat, cannot hide behind it); its writer waits
   out that tick. Anything our appends did not make (an edit, a cut, another program's append)
-  changes the stat, so the seal no longer counts.
+  changes the stat, so the seal no longer counts. A writer skips hashing after its append only when the
+  log's stat just before it was still the one it read the log at (`unchanged`): an edit made while it
+  held the lock (another program takes no lock of ours) is hashed again rather than sealed.
 - Otherwise every block is hashed again: the full verification, at memory speed.
 """
 
@@ -285,6 +287,12 @@ class PrefixCheck:
         and nobody else (no writer of ours) touched the prefix meanwhile."""
         self._trusted = True
 
+    def unchanged(self) -> bool:
+        """Whether the log's stat is still the one it was last found intact at. A writer asks before its
+        append under the writers' lock: another program, which takes no lock of ours, may have edited the
+        log since it was read, and the prefix read is then no longer to be trusted after the append."""
+        return self._seen is not None and signature_of(self.log) == self._seen
+
     def intact(self, end: int, signature: Signature | None) -> bool:
         """Whether the log's first `end` bytes are still those that were hashed, and still end its lines."""
         trusted, self._trusted = self._trusted, False
@@ -369,6 +377,10 @@ class PositionCheck:
 
     def adopt(self, hasher: Hasher) -> None:
         self.hasher = hasher
+
+    def unchanged(self) -> bool:
+        """Always: the table is append-only, and `intact` checks the database itself."""
+        return True
 
     def trust_once(self) -> None:
         """Nothing to skip: the check reads no events."""

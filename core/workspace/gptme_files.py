@@ -399,8 +399,8 @@ class GptmeFiles(StateFile):
 
     def _log_export(self, numbers: FileNumbers) -> None:
         """Append an export event (the caller holds the writers' lock), and read it."""
-        self.log.append(encode(foreign.export_event(numbers, self.now_iso())))
-        self._reader.trust_once()  # we hold the lock and only appended: the prefix read is intact
+        event = encode(foreign.export_event(numbers, self.now_iso()))
+        self._reader.own_append(lambda: self.log.append(event))  # we hold the lock and only append
         with reading_back():
             self.refresh()
 

@@ -45,8 +45,7 @@ class StateFile(Analysis):
         state file; the warnings of the rewrite (`_after_write`). A record on a database appends
         without the writers' lock (its unique index orders records), so the rewrite takes it: from the
         log as it is under the lock, a record's file never replaces one a later write made meanwhile."""
-        self.log.append(encode(event))
-        self._reader.trust_once()  # we hold the lock and only appended: the prefix read is intact
+        self._reader.own_append(lambda: self.log.append(encode(event)))  # we hold the lock and only append
         if locked:
             with reading_back():
                 return self._after_write(adopted, locked, appended=True)
@@ -371,8 +370,7 @@ class StateFile(Analysis):
                     return False, ()
                 if update != ({}, 0):
                     event = foreign.increments_event(update[0], self.now_iso(), update[1], seen=self._seen(existing))
-                    self.log.append(encode(event))
-                    self._reader.trust_once()
+                    self._reader.own_append(lambda: self.log.append(encode(event)))
                     self.refresh()
                     self._keep_written(existing)  # (the event's `seen` says so too: the copy for a workspace moved)
         added, sessions = update

@@ -248,6 +248,34 @@ def test_explain_under_decay_gives_what_the_grade_moves_today(basic_ws: Path) ->
     assert (second.alpha_delta, second.beta_delta) == pytest.approx((0.75, -0.25))
 
 
+def test_explain_under_decay_splits_a_lesson_listed_twice(basic_ws: Path) -> None:
+    """A lesson another tool listed twice in a session: under decay each listing shows its own increment
+    (and an even share of the decay step), as without decay, so its rows add up to the change of its
+    posterior; before, each listing showed the change of both."""
+    (basic_ws / CONFIG_REL).parent.mkdir(parents=True, exist_ok=True)
+    (basic_ws / CONFIG_REL).write_text("decay = 0.5\n")
+    listings = [{"path": GIT, "salience": 0.0}, {"path": GIT, "salience": 1.0}]
+    twice = {"session_id": "s2", "base_reward": 1.0, "lessons": listings}
+    (basic_ws / LOG_REL).write_text(json.dumps(twice) + "\n")
+    # seed, floor 0.3, base 1: the listings' increments are (0.3, 0.7) (w 0.3) and (1, 0) (w 1). Alone, s2 decays
+    # Beta(1, 1) to itself: each listing's change is its increment, as with no decay.
+    first, second = ws_at(basic_ws).explain("s2").lessons
+    assert (first.alpha_delta, first.beta_delta) == pytest.approx((0.3, 0.7))
+    assert (second.alpha_delta, second.beta_delta) == pytest.approx((1.0, 0.0))
+    once = {"session_id": "s1", "base_reward": 1.0, "lessons": [{"path": GIT, "salience": 1.0}]}
+    (basic_ws / LOG_REL).write_text(json.dumps(once) + "\n" + json.dumps(twice) + "\n")
+    # s1 first: (1, 1) + (1, 0) = (2, 1). s2 decays it to (1.5, 1) and adds (1.3, 0.7): (2.8, 1.7). s2 pending:
+    # (2, 1); its change (0.8, 0.7) = increments (1.3, 0.7) + decay step (-0.5, 0), the step halved per listing.
+    first, second = ws_at(basic_ws).explain("s2").lessons
+    assert (first.alpha_delta, first.beta_delta) == pytest.approx((0.05, 0.7))
+    assert (second.alpha_delta, second.beta_delta) == pytest.approx((0.75, 0.0))
+    assert (second.alpha_after - second.alpha_before, second.beta_after - second.beta_before) == pytest.approx(
+        (0.8, 0.7)
+    )
+    (alone,) = ws_at(basic_ws).explain("s1").lessons  # listed once: s2 pending, (1, 1) + (1.3, 0.7) = (2.3, 1.7)
+    assert (alone.alpha_delta, alone.beta_delta) == pytest.approx((0.5, 0.0))  # its (1, 0) worth 0.5 today
+
+
 def test_explain_pending_session_has_zero_deltas(basic_ws: Path) -> None:
     ws = ws_at(basic_ws)
     ws.record("p", basic_ws / "j.txt", [GIT])

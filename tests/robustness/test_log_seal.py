@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from lesson_credit.core import grading
 from lesson_credit.core.log import logcheck
 from lesson_credit.core.log.store import EventLog
 from lesson_credit.core.workspace import Workspace
@@ -138,6 +139,38 @@ def test_a_foreign_append_after_ours_is_read_after_a_full_check(tmp_path: Path, 
     assert full_hashes  # the log changed behind our back: its prefix was hashed again, then trusted
     ws.refresh()
     assert _numbers(ws) == expected
+
+
+def test_an_edit_made_while_we_append_is_caught(
+    tmp_path: Path, full_hashes: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another program (which takes no lock of ours) edits the log while a grade holds the lock, after
+    the grade read the log and before it appends: the prefix read is no longer the log's, so the grade
+    neither trusts it nor seals it. Before, its seal vouched for the edited log with the digest of the
+    bytes read, and every later reader, through the cache, kept s1's old reward."""
+    ws = _workspace(tmp_path)
+    log = tmp_path / LOG_REL
+    real = grading.grade_event
+
+    def edited_first(*args: Any) -> Any:  # the grade has read the log under the lock and decided its event
+        data = log.read_bytes()
+        at = data.index(b'"base_reward": 0.1')  # s1's reward, in the prefix the cache covers
+        with open(log, "r+b") as handle:
+            handle.seek(at)
+            handle.write(b'"base_reward": 0.8')
+        return real(*args)
+
+    monkeypatch.setattr(grading, "grade_event", edited_first)
+    ws.grade("s4", 0.6)
+    monkeypatch.setattr(grading, "grade_event", real)
+    expected = _fresh(tmp_path)
+    assert Workspace(tmp_path, use_cache=False).session("s1").base_reward == 0.8
+    # a (salience 0.5 in the 40 sessions, w 0.65; seed): their rewards 0.1 * (i % 10) sum to 18, + 0.7 (s1 now 0.8),
+    # + 0.4 (s3 graded 0.7), + 0.2 (s4 graded 0.6) = 19.3; alpha 1 + 0.65 * 19.3 + 0.9 (ours-1, salience 1) = 14.445
+    # (the edit missed: 13.99)
+    assert [row["alpha"] for row in expected[0]["lessons"] if row["path"] == "a.md"] == [pytest.approx(14.445)]
+    assert _numbers(Workspace(tmp_path)) == expected  # a new reader, through the cache and the seal
+    assert _numbers(ws) == expected  # the grade's own reader
 
 
 def test_a_seal_written_in_the_same_clock_tick_as_the_change_is_not_trusted(
