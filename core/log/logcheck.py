@@ -33,7 +33,7 @@ from typing import Protocol
 
 import xxhash
 
-from lesson_credit.core.base.files import open_cache, write_cache
+from lesson_credit.core.base.files import StoreError, open_cache, write_cache
 from lesson_credit.core.base.safe_read import UnsafeFile, open_regular
 from lesson_credit.core.base.sealed import seal, unseal
 from lesson_credit.core.log.store import EventLog, Hasher
@@ -290,8 +290,15 @@ class PrefixCheck:
     def unchanged(self) -> bool:
         """Whether the log's stat is still the one it was last found intact at. A writer asks before its
         append under the writers' lock: another program, which takes no lock of ours, may have edited the
-        log since it was read, and the prefix read is then no longer to be trusted after the append."""
-        return self._seen is not None and signature_of(self.log) == self._seen
+        log since it was read, and the prefix read is then no longer to be trusted after the append. Nothing
+        read (a log not there yet) is a prefix nothing can change. False when the stat cannot be taken (the
+        append then says why)."""
+        if self.hasher.end == 0:
+            return True
+        try:
+            return self._seen is not None and signature_of(self.log) == self._seen
+        except StoreError:
+            return False
 
     def intact(self, end: int, signature: Signature | None) -> bool:
         """Whether the log's first `end` bytes are still those that were hashed, and still end its lines."""
