@@ -40,7 +40,7 @@ class OverTimeView:
             return f"Nothing to show over time: {over.reason or 'no graded sessions'}."
         count = len(over.windows)
         cut = (
-            f"{count} windows of the {over.graded} graded sessions, about {over.injected // count} of its "
+            f"{count} windows of the {over.graded} graded sessions, about {round(over.injected / count)} of its "
             f"{over.injected} each"
             if count > 1
             else f"one window: {counted(over.injected, 'graded session')} with it, too few to cut"
