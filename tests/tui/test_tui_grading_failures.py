@@ -338,3 +338,34 @@ async def test_a_refused_undo_leaves_the_grade_in_force_as_the_log_says(app: Les
         prompt = app.screen
         assert isinstance(prompt, ConfirmCommit), prompt
         assert prompt.question == "Replace the grade 0.4 of s4 with 0.9?", prompt.question
+
+
+async def test_the_question_to_discard_names_every_write_it_drops(app: LessonCreditApp, ws_root: Path) -> None:
+    """Two grades wait (the store is down): ctrl+d asked "Discard 2 writes not saved yet?" and named only the oldest,
+    so the 0.5 typed on s1 after it was dropped unnamed. Now the question names both, oldest first."""
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await open_detail(pilot, "s4")  # pending
+        outage = Outage(app.source)
+        outage.down.set()
+        await pilot.press("7", "c")
+        await wait_until(pilot, lambda: waiting(app, 1))
+        # s1, the heuristic's 0.8: no question (the keys wait for its screen to load; the writer's retries
+        # keep the app from settling)
+        await pilot.press(":", "s", "1", "enter", "5", "c")
+        await wait_until(pilot, lambda: waiting(app, 2))
+        await pilot.press("ctrl+d")
+        await until_asked(pilot)
+        prompt = app.screen
+        assert isinstance(prompt, ConfirmScreen) and prompt.question == "Discard 2 writes not saved yet?"
+        assert "The oldest, grade 0.7 for s4, failed: " in prompt.detail
+        assert "Also not saved: grade 0.5 for s1." in prompt.detail
+        await pilot.press("y")
+        await wait_until(pilot, lambda: app.writes.pending == 0 and app.saving == "")
+        await settle(pilot)
+        assert grades(ws_root) == []
+        dropped = [t for t in toasts(app, "warning") if t.startswith("Not saved: Discarded, not saved: ")]
+        assert sorted(dropped) == [  # those behind it at once, the one being retried at its next failure
+            "Not saved: Discarded, not saved: grade 0.5 for s1.",
+            "Not saved: Discarded, not saved: grade 0.7 for s4.",
+        ]
