@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
+from textual.widgets import Static
 
 from lesson_credit.core.base.files import StoreUnavailable
 from lesson_credit.core.workspace import Workspace
@@ -369,3 +370,34 @@ async def test_the_question_to_discard_names_every_write_it_drops(app: LessonCre
             "Not saved: Discarded, not saved: grade 0.5 for s1.",
             "Not saved: Discarded, not saved: grade 0.7 for s4.",
         ]
+
+
+def status_line(detail: SessionDetailScreen) -> str:
+    return str(detail.query_one("#grade-status", Static).render())
+
+
+async def test_a_grade_waiting_to_be_saved_is_said_on_its_sessions_screen(app: LessonCreditApp, ws_root: Path) -> None:
+    """The log refuses writes: `7 c` on pending s4 left its screen saying "grade pending" and "never graded", as if
+    the c had done nothing (only the title bar's count of writes waiting said otherwise). Now its grade bar says
+    what waits for it, until it is saved; another session's screen does not."""
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        s4 = await open_detail(pilot, "s4")
+        outage = Outage(app.source)
+        outage.down.set()
+        await pilot.press("7", "c")
+        await wait_until(pilot, lambda: waiting(app, 1) and "0.7 waiting to be saved" in status_line(s4))
+        assert status_line(s4).startswith("grade pending  0.7 waiting to be saved")
+        await pilot.press(":", "s", "1", "enter")  # the heuristic's 0.8, nothing of it waits
+        await wait_until(pilot, lambda: isinstance(app.screen, SessionDetailScreen) and app.screen.session_id == "s1")
+        s1 = app.screen
+        assert isinstance(s1, SessionDetailScreen)
+        await wait_until(pilot, lambda: s1.base is not None)
+        assert "waiting" not in status_line(s1)
+        outage.down.clear()
+        await settle(pilot)
+        assert grades(ws_root) == [("s4", 0.7)]
+        await pilot.press(":", "s", "4", "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, SessionDetailScreen)
+        assert status_line(app.screen).startswith("grade 0.7 (manual)") and "waiting" not in status_line(app.screen)
