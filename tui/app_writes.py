@@ -9,6 +9,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from textual import work
+from textual.widgets import Input
 
 from lesson_credit.tui.messages import (
     LogUndoUnread,
@@ -187,6 +188,9 @@ class AppWrites(_Base):
         from lesson_credit.tui.screens.confirm import ConfirmScreen
 
         waiting = self.writes.waiting()
+        if waiting is None and then is None and isinstance(self.focused, Input):
+            self.focused.action_delete_right()  # nothing to discard: the text box's own ctrl+d
+            return
         if waiting is None:
             if then is None and (under_way := next(iter(self.writes.not_written()), None)) is not None:
                 self.notify(

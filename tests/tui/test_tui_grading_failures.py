@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Static
+from textual.widgets import Input, Static
 
 from lesson_credit.core.base.files import StoreUnavailable
 from lesson_credit.core.workspace import Workspace
@@ -401,3 +401,29 @@ async def test_a_grade_waiting_to_be_saved_is_said_on_its_sessions_screen(app: L
         await settle(pilot)
         assert isinstance(app.screen, SessionDetailScreen)
         assert status_line(app.screen).startswith("grade 0.7 (manual)") and "waiting" not in status_line(app.screen)
+
+
+async def test_ctrl_d_asks_to_discard_from_a_text_box_too(app: LessonCreditApp, ws_root: Path) -> None:
+    """The title bar says "(ctrl+d discards)" on every screen, but with the note box (or a filter) focused the box
+    took ctrl+d as its own (delete the character right of the cursor): nothing was asked, nothing said. Now it
+    asks; with no write waiting ctrl+d is the box's again ("ab", cursor home: ctrl+d leaves "b")."""
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        s4 = await open_detail(pilot, "s4")
+        note = s4.query_one("#note", Input)
+        await pilot.press("e", "a", "b", "home", "ctrl+d")  # nothing waits: the box deletes the "a"
+        await settle(pilot)
+        assert app.focused is note and note.value == "b"
+        await pilot.press("escape")
+        outage = Outage(app.source)
+        outage.down.set()
+        await pilot.press("7", "c")
+        await wait_until(pilot, lambda: waiting(app, 1))
+        await pilot.press("e", "x", "ctrl+d")
+        await until_asked(pilot)
+        prompt = app.screen
+        assert isinstance(prompt, ConfirmScreen) and prompt.question == "Discard 1 write not saved yet?"
+        await pilot.press("y")
+        await wait_until(pilot, lambda: app.writes.pending == 0 and app.saving == "")
+        assert grades(ws_root) == []
+        assert note.value == "x"  # the box kept what was typed in it
