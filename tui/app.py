@@ -99,7 +99,8 @@ class LessonCreditApp(AppWrites, App[None]):
         Binding("question_mark", "help", "Help"),
         Binding("escape", "back", "Back", show=False),
         Binding("q", "quit", "Quit"),
-        Binding("ctrl+d", "discard_writes", "Discard unsaved writes…", show=False),
+        # priority: a text box (the note, a filter) took ctrl+d as its delete-right, under "(ctrl+d discards)"
+        Binding("ctrl+d", "discard_writes", "Discard unsaved writes…", show=False, priority=True),
     ]
 
     data_version: reactive[int] = reactive(0)

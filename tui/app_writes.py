@@ -9,6 +9,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from textual import work
+from textual.widgets import Input
 
 from lesson_credit.tui.messages import (
     LogUndoUnread,
@@ -187,8 +188,11 @@ class AppWrites(_Base):
         from lesson_credit.tui.screens.confirm import ConfirmScreen
 
         waiting = self.writes.waiting()
+        if waiting is None and then is None and isinstance(self.focused, Input):
+            self.focused.action_delete_right()  # nothing to discard: the text box's own ctrl+d
+            return
         if waiting is None:
-            if then is None and (under_way := self.writes.writing()) is not None:
+            if then is None and (under_way := next(iter(self.writes.not_written()), None)) is not None:
                 self.notify(
                     f"{_what(under_way)} {_subject(under_way)} is being saved: a write under way cannot be discarded "
                     "(ctrl+d discards what waits to be tried again).",
@@ -206,9 +210,15 @@ class AppWrites(_Base):
                     await then()
 
         question = f"Discard {counted(count, 'write')} not saved yet{' and quit' if then is not None else ''}?"
-        oldest = self.writes.writing()  # the one being retried: named, so the question says what it drops
+        # each named (the first few), so the question says what it drops: the one being retried, those behind it
+        unwritten = self.writes.not_written()
+        oldest, behind = (unwritten[0], unwritten[1:]) if unwritten else (None, [])
         named = f", {_what(oldest).lower()} {_subject(oldest)}," if oldest is not None else ""
-        detail = f"The oldest{named} failed: {one_line(reason)}. escape keeps them; they are tried again until saved."
+        detail = f"The oldest{named} failed: {one_line(reason)}."
+        if behind:
+            later = [f"{_what(w).lower()} {_subject(w)}" for w in behind[:PROBLEMS_IN_NOTICE]]
+            detail += f" Also not saved: {listed(later, PROBLEMS_IN_NOTICE, total=len(behind))}."
+        detail += " escape keeps them; they are tried again until saved."
         await self.push_screen(ConfirmScreen(question, detail, on_answer=answered))
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
+from lesson_credit.tui.text import fmt_grade
+
 if TYPE_CHECKING:
     from lesson_credit.tui.source import SettingsSave
     from lesson_credit.tui.source_views import SourceSnapshot
@@ -35,3 +37,14 @@ class Grading(Protocol):
     async def open_next_pending(self, after: str | None) -> None: ...
 
     async def open_session(self, session_id: str, focus_lesson: str | None = None) -> None: ...
+
+
+def unsaved_write(writes: WriteQueue, session_id: str) -> str | None:
+    """While the writes wait to be retried (the log refuses them) and one is the session's: the latest of the
+    session's as typed ("0.4", a grade; "undo"); else None. (What an undo of the log's leaves is the log's to say.)"""
+    if writes.waiting() is None:
+        return None
+    latest = next((w for w in reversed(writes.not_written()) if w.session_id == session_id), None)
+    if latest is None or latest.kind == "settings":
+        return None
+    return fmt_grade(latest.value) if latest.kind == "grade" else "undo"

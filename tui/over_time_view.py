@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lesson_credit.core.api import OverTime
+from lesson_credit.core.api import OverTime, span
 from lesson_credit.tui.source import WorkspaceSource
-from lesson_credit.tui.text import counted, one_line
+from lesson_credit.tui.text import counted, fmt_signed, one_line
 
 __all__ = ["LEVEL", "OverTime", "OverTimeView", "Series", "over_time_view"]
 
@@ -40,7 +40,7 @@ class OverTimeView:
             return f"Nothing to show over time: {over.reason or 'no graded sessions'}."
         count = len(over.windows)
         cut = (
-            f"{count} windows of the {over.graded} graded sessions, about {over.injected // count} of its "
+            f"{count} windows of the {over.graded} graded sessions, about {round(over.injected / count)} of its "
             f"{over.injected} each"
             if count > 1
             else f"one window: {counted(over.injected, 'graded session')} with it, too few to cut"
@@ -60,7 +60,7 @@ class OverTimeView:
             else:
                 low, high = w.effect.bounds(LEVEL)
                 counts = f"{w.effect.n_with}/{w.effect.n_without}"
-                effect = f"{w.effect.estimate:+.3f} [{low:+.2f}, {high:+.2f}]"
+                effect = f"{fmt_signed(w.effect.estimate)} {span(low, high)}"  # (+0.000, never -0.000: as loo)
             credit = f"{w.credit_mean:.3f} [{w.credit_low:.2f}, {w.credit_high:.2f}]"
             out.append((sessions, counts, effect, credit))
         return out

@@ -274,10 +274,10 @@ class WriteQueue:
                 return None
             return len(self._waiting) + 1, self._trouble
 
-    def writing(self) -> Write | None:
-        """The write the writer is at, or takes next (None: nothing is to be written)."""
+    def not_written(self) -> list[Write]:
+        """Every write not written yet, oldest first: the one the writer is at, then those queued behind it."""
         with self._lock:
-            return self._applying or (self._waiting[0] if self._waiting else None)
+            return ([self._applying] if self._applying is not None else []) + list(self._waiting)
 
     def applying(self) -> tuple[int, float] | None:
         """(writes not yet written, seconds the writer has been at the oldest) while it is at one."""

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
+from textual.widgets import Input, Static
 
 from lesson_credit.core.base.files import StoreUnavailable
 from lesson_credit.core.workspace import Workspace
@@ -338,3 +339,91 @@ async def test_a_refused_undo_leaves_the_grade_in_force_as_the_log_says(app: Les
         prompt = app.screen
         assert isinstance(prompt, ConfirmCommit), prompt
         assert prompt.question == "Replace the grade 0.4 of s4 with 0.9?", prompt.question
+
+
+async def test_the_question_to_discard_names_every_write_it_drops(app: LessonCreditApp, ws_root: Path) -> None:
+    """Two grades wait (the store is down): ctrl+d asked "Discard 2 writes not saved yet?" and named only the oldest,
+    so the 0.5 typed on s1 after it was dropped unnamed. Now the question names both, oldest first."""
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await open_detail(pilot, "s4")  # pending
+        outage = Outage(app.source)
+        outage.down.set()
+        await pilot.press("7", "c")
+        await wait_until(pilot, lambda: waiting(app, 1))
+        # s1, the heuristic's 0.8: no question (the keys wait for its screen to load; the writer's retries
+        # keep the app from settling)
+        await pilot.press(":", "s", "1", "enter", "5", "c")
+        await wait_until(pilot, lambda: waiting(app, 2))
+        await pilot.press("ctrl+d")
+        await until_asked(pilot)
+        prompt = app.screen
+        assert isinstance(prompt, ConfirmScreen) and prompt.question == "Discard 2 writes not saved yet?"
+        assert "The oldest, grade 0.7 for s4, failed: " in prompt.detail
+        assert "Also not saved: grade 0.5 for s1." in prompt.detail
+        await pilot.press("y")
+        await wait_until(pilot, lambda: app.writes.pending == 0 and app.saving == "")
+        await settle(pilot)
+        assert grades(ws_root) == []
+        dropped = [t for t in toasts(app, "warning") if t.startswith("Not saved: Discarded, not saved: ")]
+        assert sorted(dropped) == [  # those behind it at once, the one being retried at its next failure
+            "Not saved: Discarded, not saved: grade 0.5 for s1.",
+            "Not saved: Discarded, not saved: grade 0.7 for s4.",
+        ]
+
+
+def status_line(detail: SessionDetailScreen) -> str:
+    return str(detail.query_one("#grade-status", Static).render())
+
+
+async def test_a_grade_waiting_to_be_saved_is_said_on_its_sessions_screen(app: LessonCreditApp, ws_root: Path) -> None:
+    """The log refuses writes: `7 c` on pending s4 left its screen saying "grade pending" and "never graded", as if
+    the c had done nothing (only the title bar's count of writes waiting said otherwise). Now its grade bar says
+    what waits for it, until it is saved; another session's screen does not."""
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        s4 = await open_detail(pilot, "s4")
+        outage = Outage(app.source)
+        outage.down.set()
+        await pilot.press("7", "c")
+        await wait_until(pilot, lambda: waiting(app, 1) and "0.7 waiting to be saved" in status_line(s4))
+        assert status_line(s4).startswith("grade pending  0.7 waiting to be saved")
+        await pilot.press(":", "s", "1", "enter")  # the heuristic's 0.8, nothing of it waits
+        await wait_until(pilot, lambda: isinstance(app.screen, SessionDetailScreen) and app.screen.session_id == "s1")
+        s1 = app.screen
+        assert isinstance(s1, SessionDetailScreen)
+        await wait_until(pilot, lambda: s1.base is not None)
+        assert "waiting" not in status_line(s1)
+        outage.down.clear()
+        await settle(pilot)
+        assert grades(ws_root) == [("s4", 0.7)]
+        await pilot.press(":", "s", "4", "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, SessionDetailScreen)
+        assert status_line(app.screen).startswith("grade 0.7 (manual)") and "waiting" not in status_line(app.screen)
+
+
+async def test_ctrl_d_asks_to_discard_from_a_text_box_too(app: LessonCreditApp, ws_root: Path) -> None:
+    """The title bar says "(ctrl+d discards)" on every screen, but with the note box (or a filter) focused the box
+    took ctrl+d as its own (delete the character right of the cursor): nothing was asked, nothing said. Now it
+    asks; with no write waiting ctrl+d is the box's again ("ab", cursor home: ctrl+d leaves "b")."""
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        s4 = await open_detail(pilot, "s4")
+        note = s4.query_one("#note", Input)
+        await pilot.press("e", "a", "b", "home", "ctrl+d")  # nothing waits: the box deletes the "a"
+        await settle(pilot)
+        assert app.focused is note and note.value == "b"
+        await pilot.press("escape")
+        outage = Outage(app.source)
+        outage.down.set()
+        await pilot.press("7", "c")
+        await wait_until(pilot, lambda: waiting(app, 1))
+        await pilot.press("e", "x", "ctrl+d")
+        await until_asked(pilot)
+        prompt = app.screen
+        assert isinstance(prompt, ConfirmScreen) and prompt.question == "Discard 1 write not saved yet?"
+        await pilot.press("y")
+        await wait_until(pilot, lambda: app.writes.pending == 0 and app.saving == "")
+        assert grades(ws_root) == []
+        assert note.value == "x"  # the box kept what was typed in it

@@ -234,3 +234,60 @@ async def test_enter_on_selections_never_recorded_says_there_is_nothing_to_open_
         said = " ".join(message for _, message in notification_texts(app))
         assert "names no session" not in said
         assert "never recorded" in said and "lesson-credit record --session-id lost" in said
+
+
+async def test_health_opens_at_the_top_of_its_list_its_heading_in_view(tmp_path: Path) -> None:
+    """The demo's Health at 100x24: three warnings, the first card focused. On the old code the focus scrolled the
+    list (to centre the first card, before the cards were laid out) two lines down: it opened on the first card's
+    top border, "Warnings (3)" and the line above it cut off, nothing saying so."""
+    from tests.support.textual_private import screen_lines
+    from tests.tui.test_tui_whole_headers import demo_app
+
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(100, 24)) as pilot:
+        burst(pilot, "h")  # at start-up, as the Lessons screen loads
+        await settle(pilot)
+        await pilot.wait_for_scheduled_animations()  # (the old code's scroll glides)
+        screen = app.screen
+        assert isinstance(screen, HealthScreen)
+        cards = list(screen.query(FindingCard))
+        assert len(cards) == 3 and screen.focused is cards[0]
+        assert screen.query_one("#findings").scroll_y == 0
+        assert screen_lines(app)[2].text.strip() == "Warnings (3)"  # under the title bar and the list's blank line
+        for _ in range(3):  # checked again: the cards built anew, the focus back on the first (the old code's
+            burst(pilot, "ctrl+r")  # scroll depended on how far their layout had come: each time a fresh chance)
+            await settle(pilot)
+            await pilot.wait_for_scheduled_animations()
+            assert screen.focused is screen.query(FindingCard).first()
+            assert screen.query_one("#findings").scroll_y == 0
+
+
+async def test_downs_typed_at_once_on_health_end_with_the_focused_card_in_view(tmp_path: Path) -> None:
+    """`down down down` in one burst at 100x24 goes round the three cards to the first. On the old code the list
+    glided to the third card (six lines down) while the last down focused the first, which it found in view and
+    did not scroll to: the list stopped six lines down, the focused card above it, out of sight. Typed slowly
+    the list ends at its top."""
+    from tests.tui.test_tui_whole_headers import demo_app
+
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(100, 24)) as pilot:
+        await settle(pilot)
+        burst(pilot, "h")
+        await settle(pilot)
+        await pilot.wait_for_scheduled_animations()
+        screen = app.screen
+        assert isinstance(screen, HealthScreen)
+        cards = list(screen.query(FindingCard))
+        findings = screen.query_one("#findings")
+        burst(pilot, "down", "down")
+        await settle(pilot)
+        await pilot.wait_for_scheduled_animations()
+        assert screen.focused is cards[2] and findings.scroll_y > 0  # the third card is below the first view
+        burst(pilot, "up", "up")
+        await settle(pilot)
+        await pilot.wait_for_scheduled_animations()
+        assert screen.focused is cards[0] and findings.scroll_y == 0
+        burst(pilot, "down", "down", "down")
+        await settle(pilot)
+        await pilot.wait_for_scheduled_animations()
+        assert screen.focused is cards[0] and findings.scroll_y == 0

@@ -11,9 +11,11 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
+from lesson_credit.core.analysis.claims import Interval
+from lesson_credit.core.analysis.over_time import OverTime, Window
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
-from lesson_credit.tui.over_time_view import Series
+from lesson_credit.tui.over_time_view import Series, view_of
 from lesson_credit.tui.screens.lesson_over_time import LessonOverTimeScreen
 from lesson_credit.tui.screens.lessons import LessonsScreen
 from lesson_credit.tui.widgets.over_time_plot import OverTimePlot
@@ -106,3 +108,24 @@ async def test_the_effect_plots_zero_line_is_labelled_zero(low: float, high: flo
         steps = {round(b - a, 9) for a, b in zip(values, values[1:], strict=False)}
         assert len(steps) == 1, values  # evenly spaced round ticks
         assert values[0] <= low and values[-1] >= high, values  # the intervals are inside the ticks
+
+
+def test_the_summary_says_the_nearest_whole_number_of_injections_per_window() -> None:
+    """The demo's tools/reading-large-files.md: 59 graded sessions with it in 5 windows of 12, 12, 12, 12 and 11
+    (mean 59 / 5 = 11.8): "about 12 of its 59 each"; the old code floored it to "about 11", fewer than all but
+    one window has."""
+    sizes = (12, 12, 12, 12, 11)  # injections per window (the sessions' positions do not matter here)
+    windows = tuple(Window(10 * i + 1, 10 * i + 10, f"s{i}", None, 0.4, 0.3, 0.5) for i in range(len(sizes)))
+    over = OverTime("tools/reading-large-files.md", 154, sum(sizes), False, "not identified", (), "seed", windows)
+    assert "5 windows of the 154 graded sessions, about 12 of its 59 each" in view_of(over).summary
+
+
+def test_a_window_effect_that_rounds_to_zero_reads_plus_zero_as_everywhere_else() -> None:
+    """On the demo after a few grades, workflow/check-ci-before-done.md's second window read "-0.000 [-0.13, +0.12]":
+    an effect that rounds to zero is +0.000 on Analysis, a session's credits and `loo` (a lone value never says
+    below zero when it rounds to none), and its interval's bounds keep their signs. Estimate -0.0003, se 0.06,
+    30 df: the 90% bounds are -0.0003 ± 1.697 × 0.06 = -0.102 and +0.102."""
+    effect = Interval(-0.0003, 0.06, 30.0, 13, 75)
+    window = Window(75, 162, "s162", effect, 0.465, 0.31, 0.62)
+    over = OverTime("workflow/check-ci-before-done.md", 162, 26, True, None, (), "seed", (window,))
+    assert view_of(over).rows()[0] == ("75–162", "13/75", "+0.000 [-0.10, +0.10]", "0.465 [0.31, 0.62]")

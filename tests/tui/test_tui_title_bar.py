@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from textual.app import App, ComposeResult
 from textual.command import CommandPalette
+from textual.reactive import reactive
 from textual.widgets import Static
 
 from lesson_credit.tui.widgets.title_bar import TitleBar
@@ -59,3 +60,25 @@ async def test_a_click_on_the_icon_opens_the_command_palette() -> None:
         await pilot.click(TitleBar, offset=(1, 0))
         await pilot.pause()
         assert isinstance(app.screen, CommandPalette)
+
+
+class Saving(Titled):
+    saving: reactive[str] = reactive("")  # as the dashboard's: writes waiting, said after the sub-title
+
+
+async def test_writes_waiting_are_said_whole_when_the_title_is_too_long() -> None:
+    """At 80 columns the Lessons title and its sub-title take 55 of the 62 cells between the icon and the clock's
+    space: on the old code the line read "Lessons · policy joint · 6 never used, listed last — t80 · wa…", the
+    writes waiting and ctrl+d cut off. Now the title gives way: 62 cells = 18 of the title and sub-title (17 and
+    "…") + " · " (3) + the 41 of "waiting to save 1 write (ctrl+d discards)"."""
+    app = Saving()
+    async with app.run_test(size=(80, 5)) as pilot:
+        app.screen.title = "Lessons · policy joint · 6 never used, listed last"
+        app.screen.sub_title = "t80"
+        app.saving = "waiting to save 1 write (ctrl+d discards)"
+        await pilot.pause()
+        waiting = " · waiting to save 1 write (ctrl+d discards)"
+        assert top_line(app) == " ⭘      " + "Lessons · policy …" + waiting + " " * 10
+        app.saving = ""  # saved: 56 cells of title, centred in the 62 (3 spaces either side)
+        await pilot.pause()
+        assert top_line(app) == " ⭘      " + "   Lessons · policy joint · 6 never used, listed last — t80   " + " " * 10

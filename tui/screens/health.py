@@ -104,8 +104,8 @@ class HealthScreen(DataScreen):
         Binding("ctrl+r", "recheck", "Re-read, re-check"),
         Binding("enter", "open_session", "Open its session or lesson"),
         # priority: the scrolling list around the cards would take them first and scroll one line
-        Binding("down", "app.focus_next", "Next finding", show=False, priority=True),
-        Binding("up", "app.focus_previous", "Previous finding", show=False, priority=True),
+        Binding("down", "step_card(1)", "Next finding", show=False, priority=True),
+        Binding("up", "step_card(-1)", "Previous finding", show=False, priority=True),
     ]
 
     class Loaded(Message):
@@ -173,7 +173,29 @@ class HealthScreen(DataScreen):
         check), else to the card now in its place, so `enter` typed after a down opens what the down led to."""
         same = next((c for c in cards if c.finding == finding), None)
         same = same or next((c for c in cards if finding is not None and c.finding.code == finding.code), None)
-        (same or cards[min(place, len(cards) - 1)]).focus()
+        card = same or cards[min(place, len(cards) - 1)]
+        # into view once laid out, no further: Textual's focus scrolled before the cards had their heights, to centre
+        # the first card at 100x24, the list opening two lines down ("Warnings (3)" cut off)
+        card.focus(scroll_visible=False)
+        self.call_after_refresh(lambda: card.scroll_visible(animate=False))
+
+    def action_step_card(self, step: int) -> None:
+        """The next (or previous) card, wrapping, scrolled into view at once: Textual's focus_next glided there, and
+        a key typed meanwhile (`down down down` round to the first card) found the card in view before the glide
+        ended six lines down, its card out of sight."""
+        cards = list(self.query(FindingCard))
+        if not cards:
+            self.focus_next() if step > 0 else self.focus_previous()
+            return
+        at = cards.index(self.focused) if isinstance(self.focused, FindingCard) else -1 if step > 0 else 0
+        card = cards[(at + step) % len(cards)]
+        card.focus(scroll_visible=False)
+        # as Textual's focus scrolls (a card not all in view centred, its top in view: the first shows its heading),
+        # from where the list is now, not from where it was last drawn
+        body, box = self.query_one("#findings", VerticalScroll), card.virtual_region
+        view = body.scrollable_content_region.height
+        if box.y < body.scroll_y or box.bottom > body.scroll_y + view:
+            body.scroll_to(y=min(box.y, box.y + (box.height - view) // 2), animate=False, immediate=True)
 
     def action_recheck(self) -> None:
         self.busy(self.query_one("#findings", VerticalScroll), delay=0)

@@ -19,7 +19,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Input, Static
 
 from lesson_credit.core.api import Explanation, LessonCredit
-from lesson_credit.tui.grading import Grading
+from lesson_credit.tui.grading import Grading, unsaved_write
 from lesson_credit.tui.records_views import SessionOutside, outside_view
 from lesson_credit.tui.screens.base import DataScreen, screen_css
 from lesson_credit.tui.screens.confirm import ConfirmCommit, commit_question
@@ -173,6 +173,8 @@ class SessionDetailScreen(DataScreen):
         self.busy(table, delay=0)
         # a sideways scrollbar takes a row without resizing the table (a layout between two sessions' widths)
         self.watch(table, "show_horizontal_scrollbar", lambda _: self._count_rows_in_view(), init=False)
+        if hasattr(self.app, "saving"):  # (the writes waiting to be retried: the dashboard's app says when they change)
+            self.watch(self.app, "saving", lambda _: self._show_unsaved())
 
     def resized(self, rebuild: bool) -> None:
         if rebuild:
@@ -273,6 +275,7 @@ class SessionDetailScreen(DataScreen):
         bar.committed = event.explanation.session.base_reward
         bar.grader = event.explanation.session.grader
         bar.grades = event.explanation.grades
+        self._show_unsaved()
         if self.focused_lesson not in [c.path for c in event.explanation.lessons]:
             self.focused_lesson = event.explanation.lessons[0].path if event.explanation.lessons else None
         self._show_journal(scroll=first)
@@ -466,6 +469,9 @@ class SessionDetailScreen(DataScreen):
         else:
             self.busy(self.query_one("#credits", ThemedTable))
             self._preview(value)
+
+    def _show_unsaved(self) -> None:
+        self.query_one("#grade-bar", GradeBar).unsaved = unsaved_write(self.grading.writes, self.session_id)
 
     def committed(self) -> float | None:
         """The grade in force as this screen knows it: its explanation's, or before that has loaded

@@ -26,10 +26,12 @@ def grade_status(
     others: tuple[tuple[str, float | None], ...] = (),
     compact: bool = False,
     draft_word: str | None = None,
+    unsaved: str | None = None,
 ) -> Text:
     """`others`: the scores of the reward sources not in force (docs/records.md), shown after the grade.
     `compact` (a 24-row terminal, one line): the draft before the other sources, and no list of keys
-    (the footer and `?` have them). `draft_word`: the gptme grading word the draft was typed as."""
+    (the footer and `?` have them). `draft_word`: the gptme grading word the draft was typed as. `unsaved`: the
+    session's latest write as typed ("0.4", "undo") while the writes wait to be retried."""
     shown_draft = None if draft is None else fmt_grade(draft) + (f" {one_line(draft_word)}" if draft_word else "")
     out = Text()
     out.append("grade ", style="bold")
@@ -38,6 +40,8 @@ def grade_status(
     else:
         out.append(fmt_grade(committed), style="bold")
         out.append(f" ({one_line(grader, 'unknown')})")
+    if unsaved is not None:  # committed while the log refuses writes: the grade above is the log's until saved
+        out.append(f"  {unsaved} waiting to be saved", style="bold italic")
     if compact:
         if draft is not None:
             out.append("  draft ", style="bold")
@@ -121,6 +125,7 @@ class GradeBar(Widget):
     others: reactive[tuple[tuple[str, float | None], ...]] = reactive(())  # other reward sources' scores
     compact: reactive[bool] = reactive(False)  # a 24-row terminal: the status and the history one line each
     draft_word: reactive[str | None] = reactive(None)  # the grading word the draft was typed as
+    unsaved: reactive[str | None] = reactive(None)  # the session's latest write while the writes wait to be retried
 
     class NoteChanged(Message):
         def __init__(self, note: str) -> None:
@@ -145,7 +150,9 @@ class GradeBar(Widget):
         self.set_class(self.draft is not None, "-draft")
         for status in self.query("#grade-status").results(Static):  # none before compose
             status.update(
-                grade_status(self.committed, self.grader, self.draft, self.others, self.compact, self.draft_word)
+                grade_status(
+                    self.committed, self.grader, self.draft, self.others, self.compact, self.draft_word, self.unsaved
+                )
             )
 
     def watch_compact(self, compact: bool) -> None:
@@ -163,6 +170,9 @@ class GradeBar(Widget):
         self._update_status()
 
     def watch_others(self) -> None:
+        self._update_status()
+
+    def watch_unsaved(self) -> None:
         self._update_status()
 
     def watch_draft_word(self) -> None:

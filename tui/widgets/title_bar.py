@@ -17,6 +17,7 @@ from textual.widget import Widget
 ICON = "⭘"
 ICON_CELLS = 8  # as Textual's header: the icon, padded by one cell, in 8 cells on the left
 CLOCK_CELLS = 10  # and 10 cells on the right where its clock would be
+TITLE_LEAST = 8  # cells of the title kept when what waits to be saved takes the rest of a narrow bar
 
 
 class TitleBar(Widget, can_focus=False):
@@ -50,21 +51,28 @@ class TitleBar(Widget, can_focus=False):
     def _retitle(self) -> None:
         self.refresh()
 
-    def heading(self) -> Content:
+    def heading(self, room: int | None = None) -> Content:
         """The screen's title (the app's when the screen has none) and sub-title, as Textual's header shows them,
-        and the app's `saving` (writes waiting to be retried) and `reading` (a long read's progress) after them."""
+        and the app's `saving` (writes waiting to be retried) and `reading` (a long read's progress) after them.
+        Cut to `room` cells (with an ellipsis), the title and sub-title give way first: what waits to be saved and
+        how to discard it is said whole while it fits (the title says which screen, the rest of the app's
+        state is said nowhere else once its toast is gone)."""
         screen, app = self.screen, self.app
         title = screen.title if screen.title is not None else app.title
         sub_title = screen.sub_title if screen.sub_title is not None else app.sub_title
-        for extra in (getattr(app, "saving", ""), getattr(app, "reading", "")):
-            if extra:  # on every screen, whatever its own sub-title
-                sub_title = f"{sub_title} · {extra}" if sub_title else extra
-        return app.format_title(title, sub_title)
+        extras = " · ".join(extra for extra in (getattr(app, "saving", ""), getattr(app, "reading", "")) if extra)
+        whole = app.format_title(title, f"{sub_title} · {extras}" if sub_title and extras else sub_title or extras)
+        if room is None or whole.cell_length <= room:
+            return whole
+        tail = Content(f" · {extras}").stylize("dim") if extras else Content("")
+        if room - tail.cell_length < TITLE_LEAST:
+            return whole.truncate(room, ellipsis=True)
+        return app.format_title(title, sub_title).truncate(room - tail.cell_length, ellipsis=True) + tail
 
     def render(self) -> Content:
         width = self.size.width
         room = max(0, width - ICON_CELLS - CLOCK_CELLS)
-        heading = self.heading().truncate(room, ellipsis=True)
+        heading = self.heading(room)
         left = (room - heading.cell_length) // 2
         icon_style: Style | str = ""
         if self._icon_hovered:
