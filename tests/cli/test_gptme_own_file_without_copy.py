@@ -180,3 +180,22 @@ def test_an_arm_of_ours_gptme_updated_with_no_copy_left_is_kept_never_counted_tw
     assert "twice" in err and GIT in err, err
     assert (timed / LOG_REL).read_bytes() == log and (timed / STATE_REL).read_bytes() == before
     assert rows(timed) == near(LOGGED)
+
+
+def test_gptme_saving_again_from_the_old_file_with_no_copy_left_logs_only_its_new_session(timed: Path) -> None:
+    """gptme's bandit holds the file it loaded (our `created`, other.md Beta(5, 2) n 5): the next write logged
+    that and rewrote the file; gptme then saves again from what it holds, one more rewarded session of other.md
+    (Beta(6, 2) n 6, 8 sessions), and `.cache` is gone again. Only that session is logged, over what the first
+    increments event saw there: other.md Beta(6, 2) n 6 (not Beta(10, 3) n 11), git and quote as logged."""
+    gptme_saves(timed, {OTHER: (4.0, 1.0, 5, 4)}, sessions=5)
+    held = json.loads((timed / STATE_REL).read_text())
+    shutil.rmtree(timed / STATE_REL.parent / ".cache")
+    ok("grade", "s2", "0.4", "--workspace", str(timed))  # logs other.md Beta(5, 2) n 5, rewrites the file
+    held["arms"][OTHER].update(alpha=6.0, total_selections=6, total_rewards=5)
+    held["total_sessions"] = 8
+    (timed / STATE_REL).write_text(json.dumps(held))
+    shutil.rmtree(timed / STATE_REL.parent / ".cache")
+    _, err = ok("grade", "s2", "0.4", "--workspace", str(timed))
+    assert "logged as an increments event" in err, err
+    assert rows(timed) == near({**LOGGED, OTHER: (6.0, 2.0, 6)})
+    assert arms_of(timed)[OTHER] == pytest.approx((6.0, 2.0, 6, 5))
