@@ -150,11 +150,11 @@ class GptmeFiles(StateFile):
             keys = self.state_keys(existing)
             agrees = bool(existing) and interop.disagreement(existing, self.posterior(), "", keys) is None
             if own and existing and not interop.written_by_us(existing) and not agrees and self._has_evidence():
-                if self._written(existing) is None:
+                if isinstance(why := self._written_or_why(existing), str):
                     raise WorkspaceError(
                         f"{path} is this workspace's own bandit-state.json, changed by another tool, and there is "
-                        "no copy of what lesson-credit wrote: importing it would count the log's evidence twice; "
-                        "nothing logged"
+                        f"no copy of what lesson-credit wrote{f' ({why})' if why else ''}: importing it would count "
+                        "the log's evidence twice; nothing logged"
                     )
                 said = self._after_write()  # (said once, as what the import did: not a warning too)
                 return ImportReport(str(path), (), skipped=" ".join(said) or None)
@@ -279,6 +279,19 @@ class GptmeFiles(StateFile):
             # else a lesson the log has no evidence of: gptme's own arm, counted from Beta(1, 1) (not in `base`)
         sessions = saved.sessions if saved is not None else min(interop.file_sessions(existing), post.total_sessions)
         return FileNumbers(where, created, base, sessions), frozenset(seen)
+
+    def _rebuilt(self, state: dict[str, Any]) -> foreign.Written | str:
+        """The workspace's own file `state` with no copy of ours left (`.cache` deleted, caches off): the numbers
+        of it that are ours, told arm by arm as an earlier copy's (`_earlier_copy`), or which arm is none of those
+        and why ("": none can be told, as with no copy)."""
+        try:
+            report = interop.read_import(self.state_path, self.library())
+        except interop.InteropError:  # (no arm to tell, a bad number)
+            return ""
+        if interop.read_state(self.state_path) != state:  # (saved again meanwhile: the report is of another file)
+            return ""
+        found = self._earlier_copy(self.state_path, state, report)
+        return found if isinstance(found, str) else foreign.written_of(found[0])
 
     @staticmethod
     def _as_written(

@@ -3,7 +3,8 @@
 The state file is derived: a write whose event reached the log has succeeded, and a state file
 that could not be rewritten is a warning (`_after_write` returns them). When another tool
 (gptme's bandit) updated the file since we wrote it, its increments are logged first
-(lesson_credit.core.bandit.increments).
+(lesson_credit.core.bandit.increments), over the copy kept of what we wrote or, with none left (a cache:
+deleted, or the caches off), over the numbers the log tells arm by arm as ours (gptme_files: `_rebuilt`).
 """
 
 from __future__ import annotations
@@ -96,8 +97,9 @@ class StateFile(Analysis):
         its key style (`state_keys`). When another tool (gptme's bandit) updated it since we wrote it,
         its increments over the file of ours it grew from (`_written`) are logged first, as an
         increments event (under the log's lock: `locked` says the caller holds it), and the file
-        follows the log again; interop.StateKept (nothing written) when they cannot be known (no
-        copy of the file it grew from, a number that went down) or when the log is missing (a derived
+        follows the log again (with no copy left, over the arms the log tells as ours: `_written`);
+        interop.StateKept (nothing written) when they cannot be known (no copy of the file it grew
+        from and an arm the log cannot tell apart, a number that went down) or when the log is missing (a derived
         file is never rewritten from a log that is not there). `adopted`: rewrite whatever the file
         holds (its evidence was just logged). Then saves the block sums the folds computed, this
         one's included (the blocks the write changed), for the next command. Returns what it says
@@ -263,7 +265,7 @@ class StateFile(Analysis):
         """Keep the copy of a state file verified as ours (its stamp matches) when the copy is missing or
         says otherwise (a workspace written before copies were kept), best effort: under the writers'
         lock (not waited for) and only while the file still holds `state`."""
-        if not self._reader.caches or self._written(state) == foreign.read_written_copy(foreign.written_copy(state)):
+        if not self._reader.caches or self._kept(state) == foreign.read_written_copy(foreign.written_copy(state)):
             return
         try:
             with self.log.locked(timeout=0):
@@ -274,10 +276,34 @@ class StateFile(Analysis):
 
     def _written(self, state: dict[str, Any]) -> foreign.Written | None:
         """The numbers the state file `state` had as far as the log knows, the base of what another tool
-        added since: those of the file we wrote that it grew from, the copy kept under its `created` (or
-        the one copy a version before kept, when it names no other `created`), with those the increments
-        events logged from a file of that `created` saw (`_saved`: gptme's bandit saves again from what
-        it holds). None: no such copy (caches off or deleted, a copy of another file: never taken for it)."""
+        added since: those of the file we wrote that it grew from (`_kept`: its copy), else, with no copy
+        left (caches off or deleted), those the log tells arm by arm as ours (`_rebuilt`: an earlier copy's
+        check), with those the increments events logged from a file of that `created` saw (`_saved`).
+        None: neither (an arm that cannot be told apart; a file without a `created`)."""
+        written = self._written_or_why(state)
+        return None if isinstance(written, str) else written
+
+    def _written_or_why(self, state: dict[str, Any]) -> foreign.Written | str:
+        """`_written`, or why not: which arm cannot be told apart ("" when nothing says more than "no copy")."""
+        if (written := self._kept(state)) is not None:
+            return written
+        created = state.get("created")
+        if not isinstance(created, str):
+            return ""
+        rebuilt = self._rebuilt(state)
+        return rebuilt if isinstance(rebuilt, str) else self._saved(rebuilt, created)
+
+    def _rebuilt(self, state: dict[str, Any]) -> foreign.Written | str:
+        """The numbers of the workspace's own state file `state` that are ours, told arm by arm from the log
+        when no copy of what we wrote is left (gptme_files: as an earlier copy's are), or which arm cannot be
+        ("" here)."""
+        return ""
+
+    def _kept(self, state: dict[str, Any]) -> foreign.Written | None:
+        """`_written` from a copy of ours: of the file we wrote that `state` grew from, the copy kept under its
+        `created` (or the one copy a version before kept, when it names no other `created`), with those the
+        increments events logged from a file of that `created` saw (`_saved`: gptme's bandit saves again from
+        what it holds). None: no such copy (caches off or deleted, a copy of another file: never taken for it)."""
         created = state.get("created")
         if isinstance(created, str) and not self._copies_linked():
             copy = self._copy(self._copy_path(created)) or self._copy(self._hashed_copy_path(created))
@@ -324,19 +350,20 @@ class StateFile(Analysis):
         self, state: dict[str, Any], written: foreign.Written | None = None
     ) -> tuple[dict[str, foreign.Counts], int]:
         """Per lesson id, what another tool added to the parsed state file `state` since we wrote the file
-        it grew from (`written`; default: its copy, `_written`), and the sessions it counted meanwhile;
-        InteropError (why) when that cannot be known."""
-        written = written or self._written(state)
-        if written is None:
+        it grew from (`written`; default: its copy, or the log's arms told apart, `_written`), and the sessions
+        it counted meanwhile; InteropError (why) when that cannot be known."""
+        found = written or self._written_or_why(state)
+        if isinstance(found, str):
             created = state.get("created")
             named = f" (its created, {created})" if isinstance(created, str) else ""
-            raise interop.InteropError(f"no copy of the file lesson-credit wrote that it grew from{named}")
+            why = f", and {found}" if found else ""
+            raise interop.InteropError(f"no copy of the file lesson-credit wrote that it grew from{named}{why}")
         mapper = interop.ArmMapper((lesson.id for lesson in self.library().lessons), self.library().roots)
         by_id: dict[str, foreign.Counts] = {}
-        for key, (a, b, n, r) in foreign.increments(state, written.arms).items():  # two keys of one lesson: both
+        for key, (a, b, n, r) in foreign.increments(state, found.arms).items():  # two keys of one lesson: both
             was = by_id.get(lesson_id := mapper.map(key)[0], (0.0, 0.0, 0, 0))
             by_id[lesson_id] = (was[0] + a, was[1] + b, was[2] + n, was[3] + r)
-        return by_id, foreign.sessions_added(state, written)
+        return by_id, foreign.sessions_added(state, found)
 
     def foreign_update(self, state: dict[str, Any]) -> tuple[dict[str, foreign.Counts], int] | None:
         """What another tool (gptme's bandit) added to the state file `state` over the file of ours it

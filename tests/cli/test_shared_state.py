@@ -377,14 +377,14 @@ def test_a_copy_kept_by_status_is_never_older_than_the_file(ws: Path, capsys: py
 
     shutil.rmtree(ws / COPIES_REL)
     reader, recorder = Workspace(ws), Workspace(ws)
-    written = reader._written
+    written = reader._kept
 
     def record_meanwhile(state: dict[str, Any]) -> Any:
         found = written(state)
         recorder.record("s2", ws / "j.txt", [GIT], reward=1.0)  # between status's read of the file and its copy
         return found
 
-    reader._written = record_meanwhile  # type: ignore[method-assign]
+    reader._kept = record_meanwhile  # type: ignore[method-assign]
     check_state(reader)
     gptme_update(ws)
     code, _, err = run(capsys, "status", "--workspace", str(ws))

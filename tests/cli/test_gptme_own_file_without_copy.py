@@ -1,0 +1,201 @@
+"""The workspace's own bandit-state.json updated by gptme's bandit, then `.cache` deleted (or the caches off): no
+copy of what we last wrote is left. Caches only save time, so the file is told arm by arm from the log, as an
+earlier copy of ours is (its arms' `last_updated`): gptme's part is logged once by the next write, the import or
+the export, and the file follows the log again; an arm that cannot be told apart is kept or refused, never
+counted twice. The numbers of each test are worked out by hand in its comments."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.cli_run import run_cli
+from tests.support.engine_helpers import BASIC_JOURNAL, BASIC_LESSONS, LOG_REL, STATE_REL, make_workspace, session
+
+GIT, QUOTE, PLAIN, OTHER = "tools/git.md", "tools/quote.md", "workflow/plain.md", "tools/other.md"
+GPTME_TIME = "2026-11-20T09:00:00Z"  # when gptme's bandit saved its sessions (no session of the log's)
+STAMP = "lesson_credit_written"  # our stamp: gptme's save drops it
+# git: s1 w 1 +0.8/+0.2, s2 w 0.3 +0.12/+0.88 over Beta(1, 1); quote: s1 w 0.65 +0.52/+0.48 (see `timed`)
+LOGGED = {GIT: (1.92, 2.08, 2), QUOTE: (1.52, 1.48, 1)}
+
+
+def ok(*argv: str) -> tuple[str, str]:
+    code, out, err = run_cli(*argv)
+    assert code == 0, err
+    return out, err
+
+
+def refused(*argv: str) -> str:
+    code, out, err = run_cli(*argv)
+    assert (code, out) == (1, ""), (code, out, err)
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    return err
+
+
+def rows(root: Path) -> dict[str, tuple[float, float, int]]:
+    out, _ = ok("status", "--workspace", str(root), "--json")
+    return {r["path"]: (r["alpha"], r["beta"], r["n"]) for r in json.loads(out)["lessons"] if r["n"]}
+
+
+def near(numbers: Mapping[str, tuple[float, ...]]) -> dict[str, Any]:
+    return {key: pytest.approx(value) for key, value in numbers.items()}
+
+
+def arms_of(root: Path) -> dict[str, tuple[float, float, int, int]]:
+    arms: dict[str, Any] = json.loads((root / STATE_REL).read_text())["arms"]
+    return {k: (a["alpha"], a["beta"], a["total_selections"], a["total_rewards"]) for k, a in arms.items()}
+
+
+@pytest.fixture
+def timed(tmp_path: Path) -> Path:
+    """s1 (0.8; git salience 1, quote 0.5) and s2 (0.4; git salience 0), each with its time; the seed strategy,
+    floor 0.3: w = 0.3 + 0.7 * salience, alpha += base * w, beta += 1 - base * w.
+    git: s1 w 1 +0.8/+0.2, s2 w 0.3 +0.12/+0.88: Beta(1.92, 2.08) n 2, stamped with s2's time;
+    quote: s1 w 0.65 +0.52/+0.48: Beta(1.52, 1.48) n 1, stamped with s1's time."""
+    events = [
+        session("s1", 0.8, {GIT: 1.0, QUOTE: 0.5}, timestamp="2026-11-01T10:00:00Z"),
+        session("s2", 0.4, {GIT: 0.0}, timestamp="2026-11-02T10:00:00Z"),
+    ]
+    root = make_workspace(tmp_path, BASIC_LESSONS, events=events, journals={"j.txt": BASIC_JOURNAL}, name="timed")
+    ok("grade", "s2", "0.4", "--workspace", str(root))  # writes bandit-state.json from the log
+    return root
+
+
+def gptme_saves(root: Path, added: dict[str, tuple[float, float, int, int]], sessions: int) -> None:
+    """gptme's bandit's `sessions` on the workspace's own file: each arm of `added` up by its (alpha, beta,
+    total_selections, total_rewards), from Beta(1, 1) for an arm it lacks, restamped with gptme's time; saved with
+    its own keys only (our stamp gone, our `created` kept)."""
+    state = json.loads((root / STATE_REL).read_text())
+    assert STAMP in state  # (ours as we wrote it, before)
+    for key, (a, b, n, r) in added.items():
+        new = {"arm_id": key, "alpha": 1.0, "beta": 1.0, "total_selections": 0, "total_rewards": 0}
+        arm = state["arms"].setdefault(key, new)
+        arm.update(alpha=arm["alpha"] + a, beta=arm["beta"] + b, last_updated=GPTME_TIME)
+        arm["total_selections"] += n
+        arm["total_rewards"] += r
+    state["total_sessions"] += sessions
+    keys = ("arms", "total_sessions", "created", "last_updated")
+    (root / STATE_REL).write_text(json.dumps({k: state[k] for k in keys}))
+
+
+def lose_copies(root: Path, how: str, tmp_path: Path) -> None:
+    """No copy of what we wrote: `.cache` deleted, or a `.cache` leading out of the workspace (the caches off)."""
+    cache = root / STATE_REL.parent / ".cache"
+    shutil.rmtree(cache)
+    if how == "caches-off":
+        (tmp_path / "elsewhere").mkdir()
+        cache.symlink_to(tmp_path / "elsewhere")
+
+
+@pytest.mark.parametrize("how", ["cache-deleted", "caches-off"])
+@pytest.mark.parametrize("lesson", [OTHER, PLAIN], ids=["not-in-the-library", "library-lesson"])
+def test_the_next_write_logs_gptmes_arm_on_the_own_file_with_no_copy_left(
+    timed: Path, tmp_path: Path, how: str, lesson: str
+) -> None:
+    """Our git arm Beta(1.92, 2.08) n 2 (stamped s2) and quote's, and gptme's new arm: Beta(1, 1) + four rewarded
+    of five = Beta(5, 2) n 5. With no copy the record kept the file with a warning (it stopped following the log,
+    every later write said so) and the new arm never reached the log. Now the record logs it (git and quote,
+    ours as we wrote them, not at all) and rewrites the file from the log: it holds both, stamped ours again."""
+    gptme_saves(timed, {lesson: (4.0, 1.0, 5, 4)}, sessions=5)
+    lose_copies(timed, how, tmp_path)
+    argv = ("record", "--workspace", str(timed), "--session-id", "s3", "--journal", str(timed / "j.txt"))
+    _, err = ok(*argv, "--lessons", "--reward", "0.5")  # s3 names no lesson: no arm moves
+    assert "logged as an increments event" in err, err
+    expected = {**LOGGED, lesson: (5.0, 2.0, 5)}
+    assert rows(timed) == near(expected)
+    # (total_rewards: git s1's 0.8 > 0.5, s2's 0.12 not; quote s1's 0.52; gptme's 4)
+    assert arms_of(timed) == near({GIT: (1.92, 2.08, 2, 1), QUOTE: (1.52, 1.48, 1, 1), lesson: (5.0, 2.0, 5, 4)})
+    assert STAMP in json.loads((timed / STATE_REL).read_text())  # follows the log again
+    log = (timed / LOG_REL).read_bytes()
+    _, err = ok("grade", "s3", "0.5", "--workspace", str(timed))  # another write: nothing more to log
+    assert "another tool" not in err, err
+    assert (timed / LOG_REL).read_bytes().count(b"gptme-bandit") == log.count(b"gptme-bandit") == 1
+    assert rows(timed) == near(expected)
+
+
+def test_importing_the_own_file_with_no_copy_left_logs_gptmes_part_once(timed: Path) -> None:
+    """The import of the own file changed by gptme with `.cache` deleted was refused ('would count twice'):
+    gptme's arm could not be logged by it. Now it logs gptme's Beta(5, 2) n 5 once (git and quote not at all);
+    a second import adds nothing, and the numbers stay."""
+    gptme_saves(timed, {OTHER: (4.0, 1.0, 5, 4)}, sessions=5)
+    shutil.rmtree(timed / STATE_REL.parent / ".cache")
+    own = str(timed / STATE_REL)
+    out, _ = ok("import-gptme", "--workspace", str(timed), own)
+    assert "increments" in out, out
+    expected = {**LOGGED, OTHER: (5.0, 2.0, 5)}
+    assert rows(timed) == near(expected)
+    log = (timed / LOG_REL).read_bytes()
+    out, _ = ok("import-gptme", "--workspace", str(timed), own)
+    assert "nothing" in out and (timed / LOG_REL).read_bytes() == log, out
+    assert rows(timed) == near(expected)
+
+
+def test_gptmes_file_back_after_its_arm_was_logged_is_not_counted_again(timed: Path) -> None:
+    """The write that logged gptme's arm did not get to replace the file (gptme's save back in its place: the same
+    `created`, other.md Beta(5, 2) n 5), `.cache` deleted again: the increments event's `seen` says other.md was
+    Beta(5, 2) n 5 there, so nothing is added; other.md stays Beta(5, 2) n 5, not Beta(9, 3) n 10."""
+    gptme_saves(timed, {OTHER: (4.0, 1.0, 5, 4)}, sessions=5)
+    saved = (timed / STATE_REL).read_bytes()
+    shutil.rmtree(timed / STATE_REL.parent / ".cache")
+    ok("import-gptme", "--workspace", str(timed), str(timed / STATE_REL))
+    (timed / STATE_REL).write_bytes(saved)
+    shutil.rmtree(timed / STATE_REL.parent / ".cache")
+    log = (timed / LOG_REL).read_bytes()
+    ok("grade", "s2", "0.4", "--workspace", str(timed))  # a write: the file is rewritten, nothing logged but it
+    assert (timed / LOG_REL).read_bytes().count(b"gptme-bandit") == log.count(b"gptme-bandit") == 1
+    assert rows(timed) == near({**LOGGED, OTHER: (5.0, 2.0, 5)})
+    assert STAMP in json.loads((timed / STATE_REL).read_text())
+
+
+def test_an_export_onto_the_own_file_with_no_copy_left_logs_gptmes_arm_first(timed: Path) -> None:
+    """The reviewer's case: gptme adds tools/other.md at Beta(5, 2) n 5 to the own file, `.cache` is deleted, and
+    `export-gptme` onto it replaced it with a warning: other.md was gone, from the file and the log. Now the
+    export logs it first and writes the log's numbers: the file holds git Beta(1.92, 2.08) n 2 and other.md."""
+    gptme_saves(timed, {OTHER: (4.0, 1.0, 5, 4)}, sessions=5)
+    shutil.rmtree(timed / STATE_REL.parent / ".cache")
+    _, err = ok("export-gptme", "--workspace", str(timed), str(timed / STATE_REL))
+    assert "is lost" not in err and "logged" in err, err
+    assert arms_of(timed) == near({GIT: (1.92, 2.08, 2, 1), QUOTE: (1.52, 1.48, 1, 1), OTHER: (5.0, 2.0, 5, 4)})
+    assert rows(timed) == near({**LOGGED, OTHER: (5.0, 2.0, 5)})
+
+
+def test_an_arm_of_ours_gptme_updated_with_no_copy_left_is_kept_never_counted_twice(timed: Path) -> None:
+    """gptme's bandit updated our git arm (+1/+0, one selection, restamped) beside its new arm: what it added to git
+    cannot be told from the log's Beta(1.92, 2.08) n 2 without a copy of ours. As before: the record keeps the
+    file (one warning), the import is refused (one line: it would count twice); the log's numbers stay."""
+    gptme_saves(timed, {GIT: (1.0, 0.0, 1, 1), OTHER: (4.0, 1.0, 5, 4)}, sessions=6)
+    shutil.rmtree(timed / STATE_REL.parent / ".cache")
+    before = (timed / STATE_REL).read_bytes()
+    argv = ("record", "--workspace", str(timed), "--session-id", "s3", "--journal", str(timed / "j.txt"))
+    _, err = ok(*argv, "--lessons", "--reward", "0.5")
+    assert "left as it is" in err and f"{GIT} is not the log's" in err, err  # (the arm that cannot be told, named)
+    assert (timed / STATE_REL).read_bytes() == before
+    log = (timed / LOG_REL).read_bytes()
+    err = refused("import-gptme", "--workspace", str(timed), str(timed / STATE_REL))
+    assert "twice" in err and GIT in err, err
+    assert (timed / LOG_REL).read_bytes() == log and (timed / STATE_REL).read_bytes() == before
+    assert rows(timed) == near(LOGGED)
+
+
+def test_gptme_saving_again_from_the_old_file_with_no_copy_left_logs_only_its_new_session(timed: Path) -> None:
+    """gptme's bandit holds the file it loaded (our `created`, other.md Beta(5, 2) n 5): the next write logged
+    that and rewrote the file; gptme then saves again from what it holds, one more rewarded session of other.md
+    (Beta(6, 2) n 6, 8 sessions), and `.cache` is gone again. Only that session is logged, over what the first
+    increments event saw there: other.md Beta(6, 2) n 6 (not Beta(10, 3) n 11), git and quote as logged."""
+    gptme_saves(timed, {OTHER: (4.0, 1.0, 5, 4)}, sessions=5)
+    held = json.loads((timed / STATE_REL).read_text())
+    shutil.rmtree(timed / STATE_REL.parent / ".cache")
+    ok("grade", "s2", "0.4", "--workspace", str(timed))  # logs other.md Beta(5, 2) n 5, rewrites the file
+    held["arms"][OTHER].update(alpha=6.0, total_selections=6, total_rewards=5)
+    held["total_sessions"] = 8
+    (timed / STATE_REL).write_text(json.dumps(held))
+    shutil.rmtree(timed / STATE_REL.parent / ".cache")
+    _, err = ok("grade", "s2", "0.4", "--workspace", str(timed))
+    assert "logged as an increments event" in err, err
+    assert rows(timed) == near({**LOGGED, OTHER: (6.0, 2.0, 6)})
+    assert arms_of(timed)[OTHER] == pytest.approx((6.0, 2.0, 6, 5))
