@@ -95,6 +95,12 @@ def test_snapshot_help(size: Size, snap_compare: SnapCompare, workspace: Workspa
 
 
 @sizes
+def test_snapshot_note_box(size: Size, snap_compare: SnapCompare, workspace: Workspace) -> None:
+    # a note being typed: the footer says what enter, escape and tab do from the box
+    assert snap_compare(make_app(workspace), terminal_size=size, run_before=steps("e", "o", "k", session="s1"))
+
+
+@sizes
 def test_snapshot_analysis(size: Size, snap_compare: SnapCompare, analysis_workspace: Workspace) -> None:
     # the fifth row has too little data and two confound flags: dimmed, its reasons in the panel
     keys = ("a", "down", "down", "down", "down")
