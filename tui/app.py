@@ -30,8 +30,8 @@ from lesson_credit.tui.held_toasts import HeldToasts
 from lesson_credit.tui.keys import KeyRouter
 from lesson_credit.tui.messages import (
     FirstViewShown,
-    QuestionClosed,
     SourceChanged,
+    ToastHolderClosed,
     WorkFailed,
     WorkspaceWritten,
 )
@@ -331,8 +331,8 @@ class LessonCreditApp(AppWrites, App[None]):
             return  # (a question is up: shown once it is answered)
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
-    @on(QuestionClosed)
-    def _question_closed(self) -> None:
+    @on(ToastHolderClosed)
+    def _toast_holder_closed(self) -> None:
         for toast in self.held_toasts.release():
             self.notify(**toast)
 

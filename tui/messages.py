@@ -71,5 +71,6 @@ class FirstViewShown(Message):
     first view: the app starts what can wait until then."""
 
 
-class QuestionClosed(Message):
-    """A yes/no question left the screen: the toasts held while it was up are shown (tui/held_toasts.py)."""
+class ToastHolderClosed(Message):
+    """A screen that holds the toasts (a yes/no question, help) left the stack: those held while it was up are
+    shown (tui/held_toasts.py)."""

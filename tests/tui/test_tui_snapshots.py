@@ -95,6 +95,21 @@ def test_snapshot_help(size: Size, snap_compare: SnapCompare, workspace: Workspa
 
 
 @sizes
+def test_snapshot_help_after_a_toast(size: Size, snap_compare: SnapCompare, workspace: Workspace) -> None:
+    # `Draft discarded` said just before `?`: none over the help (at 160 columns it shows beside it, on the
+    # session screen under it); the toast's time is made long so that it is still there for the snapshot
+    app = make_app(workspace)
+    setattr(app, "NOTIFICATION_TIMEOUT", 3600)  # noqa: B010 (a class variable, set for this app only)
+    assert snap_compare(app, terminal_size=size, run_before=steps("3", "escape", "question_mark", session="s4"))
+
+
+@sizes
+def test_snapshot_note_box(size: Size, snap_compare: SnapCompare, workspace: Workspace) -> None:
+    # a note being typed: the footer says what enter, escape and tab do from the box
+    assert snap_compare(make_app(workspace), terminal_size=size, run_before=steps("e", "o", "k", session="s1"))
+
+
+@sizes
 def test_snapshot_analysis(size: Size, snap_compare: SnapCompare, analysis_workspace: Workspace) -> None:
     # the fifth row has too little data and two confound flags: dimmed, its reasons in the panel
     keys = ("a", "down", "down", "down", "down")

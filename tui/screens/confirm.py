@@ -25,7 +25,7 @@ from textual.widgets import Button, Static
 
 from lesson_credit.core.api import HUMAN
 from lesson_credit.tui.keys import KeyRouter, Typed
-from lesson_credit.tui.messages import QuestionClosed
+from lesson_credit.tui.messages import ToastHolderClosed
 from lesson_credit.tui.records_views import SessionOutside
 from lesson_credit.tui.screens.base import screen_css
 from lesson_credit.tui.screens.dialog_toasts import ToastsAsBelow
@@ -116,7 +116,7 @@ class ConfirmScreen(ToastsAsBelow, ModalScreen[bool]):
         line.display = True
 
     def on_unmount(self) -> None:
-        self.app.post_message(QuestionClosed())  # (off the stack: the toasts held meanwhile show)
+        self.app.post_message(ToastHolderClosed())  # (off the stack: the toasts held meanwhile show)
 
     async def action_answer(self, answer: bool) -> None:
         on_answer, self.on_answer = self.on_answer, None  # once, whatever else is pressed

@@ -18,6 +18,8 @@ from lesson_credit.core.api import decimal
 from lesson_credit.tui.screens.base import screen_css
 from lesson_credit.tui.screens.dialog_toasts import ToastsAsBelow
 from lesson_credit.tui.text import one_line
+from lesson_credit.tui.widgets.filter_box import TextBox
+from lesson_credit.tui.widgets.key_footer import KeyFooter
 
 TypedGrade = tuple[float, str | None]  # the grade, and the grading word it was typed as (None: a number)
 
@@ -70,12 +72,14 @@ class GradeValueScreen(ToastsAsBelow, ModalScreen[TypedGrade | None]):
         with Vertical(id="grade-dialog"):
             words = " or a grading word" if self.words else ""
             yield Label(f"Exact grade for this session (0 to 1){words}", id="grade-prompt")
-            yield Input(
+            yield TextBox(  # (escape cancels: the dialog's key, in its footer)
                 value="" if self.current is None else f"{self.current:g}",
+                footer_keys=(("enter", "Preview"),),
                 placeholder="e.g. 0.73" + (" or productive" if self.words else ""),
                 id="grade-value",
             )
             yield Static("enter previews it as the draft · escape cancels", id="grade-error")
+        yield KeyFooter()  # over the screen's below: its keys do nothing here
 
     def on_mount(self) -> None:
         self.query_one("#grade-dialog").border_title = "grade"

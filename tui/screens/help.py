@@ -14,6 +14,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from lesson_credit.tui.messages import ToastHolderClosed
 from lesson_credit.tui.screens.base import screen_css
 from lesson_credit.tui.screens.dialog_toasts import ToastsAsBelow
 from lesson_credit.tui.widgets.key_scroll import KeyScroll
@@ -159,6 +160,8 @@ class HelpScreen(ToastsAsBelow, ModalScreen[None]):
     """Keys per screen, the current screen first."""
 
     DEFAULT_CSS = screen_css("help.tcss")
+    # no toast over the help (help.tcss): those raised while it is up are held and shown once it closes
+    HOLDS_TOASTS = True
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,question_mark", "close", "Close help"),
@@ -178,6 +181,9 @@ class HelpScreen(ToastsAsBelow, ModalScreen[None]):
         body = self.query_one("#help-body", KeyScroll)
         body.border_title = "keys  (escape closes · ctrl+p lists every action)"
         body.focus()
+
+    def on_unmount(self) -> None:
+        self.app.post_message(ToastHolderClosed())  # (off the stack: the toasts held meanwhile show)
 
     def action_close(self) -> None:
         self.dismiss(None)

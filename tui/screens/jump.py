@@ -21,6 +21,8 @@ from textual.widgets import Input, Label, Static
 from lesson_credit.tui.screens.base import screen_css
 from lesson_credit.tui.screens.dialog_toasts import ToastsAsBelow
 from lesson_credit.tui.text import folded, listed, one_line
+from lesson_credit.tui.widgets.filter_box import TextBox
+from lesson_credit.tui.widgets.key_footer import KeyFooter
 
 MATCHES_SHOWN = 5
 MAX_TYPED = 256  # characters: no session id comes near it
@@ -85,8 +87,9 @@ class JumpScreen(ToastsAsBelow, ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="jump-dialog"):
             yield Label("Open a session: its id, or the start of one", id="jump-prompt")
-            yield Input(placeholder="session id", id="jump-id", max_length=MAX_TYPED)
+            yield TextBox(placeholder="session id", id="jump-id", max_length=MAX_TYPED)  # (its keys: the dialog's)
             yield Static("enter opens it · escape cancels", id="jump-problem")
+        yield KeyFooter()  # over the screen's below: its keys do nothing here
 
     def on_mount(self) -> None:
         self.query_one("#jump-dialog").border_title = "go to session"

@@ -27,6 +27,7 @@ from lesson_credit.tui.messages import WorkFailed
 from lesson_credit.tui.screens.base import describe_failure, screen_css
 from lesson_credit.tui.source import WorkspaceSource
 from lesson_credit.tui.text import Phrase, counted, phrase_lines
+from lesson_credit.tui.widgets.filter_box import LEAVE_BY_TAB, TextBox
 from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.phrase_text import PhraseText
 from lesson_credit.tui.widgets.themed_table import ThemedTable
@@ -201,8 +202,9 @@ class SimulationScreen(Screen[None]):
             yield Label("scenario")
             yield Select([(name, name) for name in SCENARIOS], value="default", allow_blank=False, id="scenario")
             yield Label("seeds")
-            yield Input(
+            yield TextBox(  # (escape cancels a run, from the box too: the screen's key, in the footer)
                 str(DEFAULT_SEEDS),
+                footer_keys=(("enter", "Run"), *LEAVE_BY_TAB),
                 type="integer",
                 validators=[Number(minimum=1, maximum=MAX_SEEDS)],
                 id="seeds",

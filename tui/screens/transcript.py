@@ -22,6 +22,7 @@ from lesson_credit.tui.records_views import TranscriptData, transcript_data
 from lesson_credit.tui.screens.base import DataScreen, screen_css
 from lesson_credit.tui.source import WorkspaceSource
 from lesson_credit.tui.text import one_line, phrase_lines
+from lesson_credit.tui.widgets.filter_box import LEAVE_BY_TAB, TextBox
 from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.title_bar import TitleBar
 from lesson_credit.tui.widgets.transcript_view import Prepared, TranscriptView, prepare
@@ -92,7 +93,11 @@ class TranscriptScreen(DataScreen):
     def compose(self) -> ComposeResult:
         yield TitleBar()
         yield Static(info_text(None, None, 0, ""), id="transcript-info")
-        yield Input(placeholder="search within the transcript (/), enter: next match", id="transcript-search")
+        yield TextBox(
+            placeholder="search within the transcript (/), enter: next match",
+            id="transcript-search",
+            footer_keys=(("enter", "Next match"), ("escape", "Back"), *LEAVE_BY_TAB),
+        )
         yield TranscriptView(id="transcript")
         yield KeyFooter()
 

@@ -36,6 +36,7 @@ from lesson_credit.tui.screens.confirm import ConfirmScreen
 from lesson_credit.tui.source import SettingsSave, WorkspaceSource
 from lesson_credit.tui.text import counted, fmt, fmt_signed, lesson_name_text, one_line, phrase_lines, rank_arrow
 from lesson_credit.tui.what_if_view import WhatIfView
+from lesson_credit.tui.widgets.filter_box import LEAVE_BY_TAB, TextBox
 from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.themed_table import ThemedTable
 from lesson_credit.tui.widgets.title_bar import TitleBar
@@ -178,8 +179,11 @@ class WhatIfScreen(DataScreen):
             yield Label("strategy")
             yield Select([(s, s) for s in STRATEGIES], allow_blank=False, id="strategy")
             yield Label("floor")
-            yield Input(
-                id="floor", validators=[Function(lambda text: floor_of(text) is not None)], placeholder="0 to 1"
+            yield TextBox(  # enter and escape both leave it for the table, the floor as typed kept
+                id="floor",
+                validators=[Function(lambda text: floor_of(text) is not None)],
+                placeholder="0 to 1",
+                footer_keys=(("enter", "Keep floor"), ("escape", "Back"), *LEAVE_BY_TAB),
             )
             yield Label("policy")
             yield Select([(p, p) for p in POLICIES], allow_blank=False, id="policy")

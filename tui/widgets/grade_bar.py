@@ -13,9 +13,11 @@ from textual.widgets import Input, Label, Static
 
 from lesson_credit.core.api import GradeRecord
 from lesson_credit.tui.text import fmt_grade, fmt_time, one_line
-from lesson_credit.tui.widgets.filter_box import MAX_NOTE, CappedInput
+from lesson_credit.tui.widgets.filter_box import LEAVE_BY_TAB, MAX_NOTE, CappedInput
 
 HISTORY_SHOWN = 4
+# enter and escape both leave the note box for the credits, the note kept for the next commit
+NOTE_KEYS = (("enter", "Keep note"), ("escape", "Back"), *LEAVE_BY_TAB)
 HISTORY_SHOWN_COMPACT = 2  # a 24-row terminal: the history's one line starts with the grade in force
 
 
@@ -140,7 +142,7 @@ class GradeBar(Widget):
         yield Static(id="grade-history")
         with Horizontal(id="note-row"):
             yield Label("note (e)")
-            yield CappedInput("optional note saved with the next commit", "note", MAX_NOTE, "A note")
+            yield CappedInput("optional note saved with the next commit", "note", MAX_NOTE, "A note", NOTE_KEYS)
 
     def on_mount(self) -> None:
         self._update_status()

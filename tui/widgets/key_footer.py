@@ -15,7 +15,10 @@ the most first, until the line fits), then leaves
 keys to `?` help (which lists every key of every screen), in the order of LEFT_TO_HELP: a key
 shown without its description (a bare `w` at 80 columns) told a new operator nothing. Only if
 the line is still too long does it drop the longest descriptions (their keys stay): nothing is
-cut off. A key is pressed by clicking it, and the key under
+cut off. While a text box has the focus, Textual gives it every letter and digit (the screen's keys
+of one character leave the line, and a `/` it does not know to be one is no use there): the line
+says what the box's own keys do instead, first (its `footer_keys`: `⏎ Apply esc Clear tab Next`).
+A key is pressed by clicking it, and the key under
 the mouse is highlighted. Its tooltip is the binding's, or for a key shown in a group (without its
 description) the description.
 """
@@ -28,7 +31,10 @@ from typing import Any, NamedTuple
 from rich.style import Style
 from rich.text import Text
 from textual import events
+from textual.binding import Binding
+from textual.keys import key_to_character
 from textual.widget import Widget
+from textual.widgets import Input
 
 from lesson_credit.tui.widths import NARROW_BELOW
 
@@ -127,8 +133,16 @@ class KeyFooter(Widget, can_focus=False):
         active = self.screen.active_bindings
         by_action: dict[str, FooterEntry] = {}
         group_of: dict[str, Any] = {}
+        box = self.screen.focused if isinstance(self.screen.focused, Input) else None
+        told: dict[str, str] = dict(getattr(box, "footer_keys", ()))
+        for key, description in told.items():  # the text box's keys: what they do from it
+            display = app.get_key_display(Binding(key, ""))
+            by_action[f"box:{key}"] = FooterEntry(key, display, description, description, True, description)
+            group_of[f"box:{key}"] = None
         for _node, binding, enabled, tooltip in active.values():
-            if not binding.show or binding.action in by_action:
+            if not binding.show or binding.action in by_action or binding.key in told:
+                continue
+            if box is not None and _typed_into(box, binding.key, app.get_key_display(binding)):
                 continue
             by_action[binding.action] = FooterEntry(
                 binding.key,
@@ -270,6 +284,13 @@ class KeyFooter(Widget, can_focus=False):
             self.app.simulate_key(entry.key)
         else:
             self.app.bell()
+
+
+def _typed_into(box: Input, key: str, display: str) -> bool:
+    """`key` goes into the focused text box as text (`slash` too, which Textual names no character: its
+    display is it; `enter`'s is `⏎`, which is not typed)."""
+    character = key_to_character(key) or (display if len(display) == 1 and display.isascii() else None)
+    return box.check_consume_key(key, character)
 
 
 def _described(entry: FooterEntry, description: str) -> FooterEntry:
