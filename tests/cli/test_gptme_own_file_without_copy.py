@@ -215,3 +215,18 @@ def test_a_lesson_moved_in_the_library_with_no_copy_left_is_not_counted_as_gptme
     _, err = ok(*argv, "--lessons", "--reward", "0.5")
     assert "increments to 1 arm " in err, err  # (other.md alone)
     assert rows(timed) == near({**LOGGED, OTHER: (5.0, 2.0, 5)})
+
+
+def test_an_earlier_copy_imported_after_a_lesson_moved_is_not_counted_again(timed: Path, tmp_path: Path) -> None:
+    """The same through `import-gptme` of an earlier copy (a backup of the own file, gptme's other.md Beta(5, 2) n 5
+    in it), tools/git.md moved to x/tools/git.md and `.cache` deleted: the import logged 2 arms, git's Beta(1.92,
+    2.08) n 2 a second time under x/tools/git.md. Now other.md alone (Beta(5, 2) n 5), git as logged."""
+    gptme_saves(timed, {OTHER: (4.0, 1.0, 5, 4)}, sessions=5)
+    backup = tmp_path / "backup.json"
+    shutil.copy(timed / STATE_REL, backup)
+    (timed / "lessons" / "x" / "tools").mkdir(parents=True)
+    (timed / "lessons" / GIT).rename(timed / "lessons" / "x" / GIT)
+    shutil.rmtree(timed / STATE_REL.parent / ".cache")
+    out, _ = ok("import-gptme", "--workspace", str(timed), str(backup))
+    assert "to 1 arm," in out, out
+    assert rows(timed) == near({**LOGGED, OTHER: (5.0, 2.0, 5)})
