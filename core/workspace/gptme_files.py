@@ -31,7 +31,7 @@ from lesson_credit.core.log.events import FileNumbers, encode
 from lesson_credit.core.log.exports import OtherNames
 from lesson_credit.core.log.store import lock_file
 from lesson_credit.core.workspace.base import LOG_FILE
-from lesson_credit.core.workspace.late_evidence import LateGrades
+from lesson_credit.core.workspace.late_evidence import LateGrades, log_arms
 from lesson_credit.core.workspace.state_file import StateFile
 
 EXPORTED = "was exported from this log"  # how an import names the file it takes increments from
@@ -209,7 +209,8 @@ class GptmeFiles(StateFile):
         for key, entry in arms.items():
             if isinstance(entry, dict) and isinstance(stamp := entry.get("last_updated"), str) and stamp:
                 stamps[str(entry.get("arm_id") or entry.get("lesson_path") or key)] = (key, stamp)
-        wanted = {one_form(arm.lesson_id): stamps[arm.source_id] for arm in report.arms if arm.source_id in stamps}
+        told = log_arms(report.arms, self.data().arm_ids)  # (the id we wrote, over a lesson moved since)
+        wanted = {told[arm.source_id]: stamps[arm.source_id] for arm in report.arms if arm.source_id in stamps}
         times = self._reader.session_times().between(0, self.data().n_sessions)
         rows = _rows_holding(times, {stamp for _, stamp in wanted.values()})
         graded = self.posterior().base if rows else None  # (a foreign file, the usual case: none)
@@ -250,7 +251,7 @@ class GptmeFiles(StateFile):
         seen = {} if saved is None else saved.arms
         post = self.posterior()
         at = {one_form(arm): i for i, arm in enumerate(post.arm_ids)}
-        lessons = {arm.source_id: one_form(arm.lesson_id) for arm in report.arms}
+        lessons = log_arms(report.arms, post.arm_ids)
         stamped = self._stamped(existing, report)
         last_rows = np.full(len(post.arm_ids), -1, dtype=np.int64)
         for row, lesson, _ in stamped.values():

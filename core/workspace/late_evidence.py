@@ -12,13 +12,15 @@ and without its increments when every one was logged after the session.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from functools import cached_property
 
 import numpy as np
 import numpy.typing as npt
 
 from lesson_credit.core.bandit.fold import Posterior
+from lesson_credit.core.bandit.interop import ImportedArm
+from lesson_credit.core.base.ids import normalize_id, one_form
 from lesson_credit.core.log import scoring
 from lesson_credit.core.log.index import LogIndex
 from lesson_credit.core.log.snapshot import FloatArray, SourceInputs
@@ -154,3 +156,17 @@ def _close(mine: Numbers, file: Numbers) -> bool:
         all(math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9) for a, b in zip(mine[:2], file[:2], strict=True))
         and mine[2] == file[2]
     )
+
+
+def log_arms(arms: Iterable[ImportedArm], log_ids: Iterable[str]) -> dict[str, str]:
+    """Per arm of an earlier copy of our file (by its id there), the lesson (one Unicode form) its numbers are
+    told against: the log's arm of the id the file names it by, when the log has one (we wrote it so), else the
+    library's lesson the import maps it to. A lesson moved in the library since (`tools/git.md` now
+    `x/tools/git.md`, matched by its path's end) keeps the log's evidence under the id we wrote: telling the arm
+    against the moved lesson, which has none, took our numbers for gptme's new arm, counted a second time."""
+    logged = {one_form(arm) for arm in log_ids}
+    told = {}
+    for arm in arms:
+        own = one_form(normalize_id(arm.source_id.replace("\\", "/")))
+        told[arm.source_id] = own if own in logged else one_form(arm.lesson_id)
+    return told

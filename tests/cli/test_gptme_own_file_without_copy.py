@@ -199,3 +199,34 @@ def test_gptme_saving_again_from_the_old_file_with_no_copy_left_logs_only_its_ne
     assert "logged as an increments event" in err, err
     assert rows(timed) == near({**LOGGED, OTHER: (6.0, 2.0, 6)})
     assert arms_of(timed)[OTHER] == pytest.approx((6.0, 2.0, 6, 5))
+
+
+def test_a_lesson_moved_in_the_library_with_no_copy_left_is_not_counted_as_gptmes(timed: Path) -> None:
+    """gptme adds other.md at Beta(5, 2) n 5 to the own file; then the library moves tools/git.md to
+    x/tools/git.md (the file's key `tools/git.md` now matches it by its path's end) and `.cache` is deleted. The
+    file's git arm is the log's own tools/git.md, Beta(1.92, 2.08) n 2 as written (stamped s2): it was taken for
+    gptme's new arm of x/tools/git.md, counted from Beta(1, 1), and its 0.92/1.08 over 2 sessions logged again
+    (x/tools/git.md Beta(1.92, 2.08) n 2 beside tools/git.md's). As with a copy, only other.md is logged now."""
+    gptme_saves(timed, {OTHER: (4.0, 1.0, 5, 4)}, sessions=5)
+    (timed / "lessons" / "x" / "tools").mkdir(parents=True)
+    (timed / "lessons" / GIT).rename(timed / "lessons" / "x" / GIT)
+    shutil.rmtree(timed / STATE_REL.parent / ".cache")
+    argv = ("record", "--workspace", str(timed), "--session-id", "s3", "--journal", str(timed / "j.txt"))
+    _, err = ok(*argv, "--lessons", "--reward", "0.5")
+    assert "increments to 1 arm " in err, err  # (other.md alone)
+    assert rows(timed) == near({**LOGGED, OTHER: (5.0, 2.0, 5)})
+
+
+def test_an_earlier_copy_imported_after_a_lesson_moved_is_not_counted_again(timed: Path, tmp_path: Path) -> None:
+    """The same through `import-gptme` of an earlier copy (a backup of the own file, gptme's other.md Beta(5, 2) n 5
+    in it), tools/git.md moved to x/tools/git.md and `.cache` deleted: the import logged 2 arms, git's Beta(1.92,
+    2.08) n 2 a second time under x/tools/git.md. Now other.md alone (Beta(5, 2) n 5), git as logged."""
+    gptme_saves(timed, {OTHER: (4.0, 1.0, 5, 4)}, sessions=5)
+    backup = tmp_path / "backup.json"
+    shutil.copy(timed / STATE_REL, backup)
+    (timed / "lessons" / "x" / "tools").mkdir(parents=True)
+    (timed / "lessons" / GIT).rename(timed / "lessons" / "x" / GIT)
+    shutil.rmtree(timed / STATE_REL.parent / ".cache")
+    out, _ = ok("import-gptme", "--workspace", str(timed), str(backup))
+    assert "to 1 arm," in out, out
+    assert rows(timed) == near({**LOGGED, OTHER: (5.0, 2.0, 5)})

@@ -82,3 +82,27 @@ async def test_writes_waiting_are_said_whole_when_the_title_is_too_long() -> Non
         app.saving = ""  # saved: 56 cells of title, centred in the 62 (3 spaces either side)
         await pilot.pause()
         assert top_line(app) == " ⭘      " + "   Lessons · policy joint · 6 never used, listed last — t80   " + " " * 10
+
+
+class SavingReading(Saving):
+    reading: reactive[str] = reactive("")  # as the dashboard's: a long read's progress, said after the writes
+
+
+async def test_writes_waiting_are_said_whole_during_a_long_read_too() -> None:
+    """Writes wait while the log is read again (another program's edit: every block hashed). The writes' 44 cells
+    (" · " and "waiting to save 1 write (ctrl+d discards)") and the read's 33 (" · reading the log: 38% of 1.4 GB")
+    leave 62 - 77 < 0 for the title, and the old code cut the whole line at 62: "... listed last — t80 · wa…", the
+    writes waiting and ctrl+d cut off again. Now the title keeps its least, 8 cells ("Lessons" and "…"), the writes
+    are said whole (8 + 44 = 52 cells), and the read has the 10 left: " · readin" (9) and "…"."""
+    app = SavingReading()
+    async with app.run_test(size=(80, 5)) as pilot:
+        app.screen.title = "Lessons · policy joint · 6 never used, listed last"
+        app.screen.sub_title = "t80"
+        app.saving = "waiting to save 1 write (ctrl+d discards)"
+        app.reading = "reading the log: 38% of 1.4 GB"
+        await pilot.pause()
+        waiting = " · waiting to save 1 write (ctrl+d discards)"
+        assert top_line(app) == " ⭘      " + "Lessons…" + waiting + " · readin…" + " " * 10
+        app.reading = ""  # read: as with the writes alone
+        await pilot.pause()
+        assert top_line(app) == " ⭘      " + "Lessons · policy …" + waiting + " " * 10

@@ -56,7 +56,7 @@ class TitleBar(Widget, can_focus=False):
         and the app's `saving` (writes waiting to be retried) and `reading` (a long read's progress) after them.
         Cut to `room` cells (with an ellipsis), the title and sub-title give way first: what waits to be saved and
         how to discard it is said whole while it fits (the title says which screen, the rest of the app's
-        state is said nowhere else once its toast is gone)."""
+        state is said nowhere else once its toast is gone), before a long read's progress (cut first)."""
         screen, app = self.screen, self.app
         title = screen.title if screen.title is not None else app.title
         sub_title = screen.sub_title if screen.sub_title is not None else app.sub_title
@@ -65,9 +65,13 @@ class TitleBar(Widget, can_focus=False):
         if room is None or whole.cell_length <= room:
             return whole
         tail = Content(f" · {extras}").stylize("dim") if extras else Content("")
-        if room - tail.cell_length < TITLE_LEAST:
+        heading = app.format_title(title, sub_title)
+        if room - tail.cell_length >= TITLE_LEAST:
+            return heading.truncate(room - tail.cell_length, ellipsis=True) + tail
+        if not getattr(app, "saving", ""):
             return whole.truncate(room, ellipsis=True)
-        return app.format_title(title, sub_title).truncate(room - tail.cell_length, ellipsis=True) + tail
+        # a long read's progress too: the title keeps its least, the writes waiting whole, the read what is left
+        return (heading.truncate(TITLE_LEAST, ellipsis=True) + tail).truncate(room, ellipsis=True)
 
     def render(self) -> Content:
         width = self.size.width
