@@ -126,7 +126,8 @@ BATCH_WAIT_S = 0.01  # how often `after_shown` looks again while the app holds i
 
 def after_shown(node: DOMNode, callback: Callable[[], object]) -> None:
     """`callback()` after the next refresh that the screen can show: Textual's `call_after_refresh`,
-    waiting first while the app holds its repaints; dropped if `node` left its screen meanwhile.
+    waiting first while the app holds its repaints; dropped if `node` left its screen meanwhile, or is being
+    removed (`_leaving`).
 
     Why private: while `App._batch_count` is set (Textual's start-up holds it until its mount and
     ready callbacks have run) a refresh draws nothing, yet runs the callbacks `call_after_refresh`
@@ -135,14 +136,21 @@ def after_shown(node: DOMNode, callback: Callable[[], object]) -> None:
     any frame was shown: four threads holding the GIL while the UI thread painted the rows."""
 
     def check() -> None:
-        if not node.is_attached:  # taken off its screen before the refresh (Textual runs it all the same)
-            return
+        if not node.is_attached or _leaving(node):  # taken off its screen before the refresh (Textual runs it
+            return  # all the same), or on its way off: a screen closes part by part, running its callbacks
         if node.app._batch_count:
             node.set_timer(BATCH_WAIT_S, lambda: node.call_after_refresh(check))
         else:
             callback()
 
     node.call_after_refresh(check)
+
+
+def _leaving(node: DOMNode) -> bool:
+    """Whether `node` is being removed: Textual marks a node and everything under it when it starts to remove
+    it (`_pruning`), then closes each (`_closing`, `_closed`); a screen popped keeps running its callbacks
+    meanwhile, while its widgets go one by one (the session screen's `#journal` already gone)."""
+    return bool(node._pruning or node._closing or node._closed)
 
 
 def escape_prefixed_symbols() -> dict[str, str]:
