@@ -25,6 +25,7 @@ from tests.support.engine_helpers import (
     make_workspace,
     session,
 )
+from tests.support.gptme_timed import refused, rows, timed_workspace
 
 GIT, QUOTE, PLAIN, OTHER = "tools/git.md", "tools/quote.md", "workflow/plain.md", "tools/other.md"
 GPTME_TIME = "2026-11-20T09:00:00Z"  # when gptme's bandit saved its sessions (no session of the log's)
@@ -36,31 +37,10 @@ def ok(*argv: str) -> str:
     return out
 
 
-def refused(*argv: str) -> str:
-    code, out, err = run_cli(*argv)
-    assert (code, out) == (1, ""), (code, out, err)
-    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
-    return err
-
-
-def rows(root: Path) -> dict[str, tuple[float, float, int]]:
-    out = ok("status", "--workspace", str(root), "--json")
-    return {r["path"]: (r["alpha"], r["beta"], r["n"]) for r in json.loads(out)["lessons"] if r["n"]}
-
-
 @pytest.fixture
 def timed(tmp_path: Path) -> Path:
-    """s1 (0.8; git salience 1, quote 0.5) and s2 (0.4; git salience 0), each with its time; the seed strategy,
-    floor 0.3: w = 0.3 + 0.7 * salience, alpha += base * w, beta += 1 - base * w.
-    git: s1 w 1 +0.8/+0.2, s2 w 0.3 +0.12/+0.88: Beta(1.92, 2.08) n 2, stamped with s2's time;
-    quote: s1 w 0.65 +0.52/+0.48: Beta(1.52, 1.48) n 1, stamped with s1's time."""
-    events = [
-        session("s1", 0.8, {GIT: 1.0, QUOTE: 0.5}, timestamp="2026-11-01T10:00:00Z"),
-        session("s2", 0.4, {GIT: 0.0}, timestamp="2026-11-02T10:00:00Z"),
-    ]
-    root = make_workspace(tmp_path, BASIC_LESSONS, events=events, journals={"j.txt": BASIC_JOURNAL}, name="timed")
-    ok("grade", "s2", "0.4", "--workspace", str(root))  # writes bandit-state.json from the log
-    return root
+    """s1 and s2 with their times, git Beta(1.92, 2.08) n 2 (by hand: tests/support/gptme_timed.py)."""
+    return timed_workspace(tmp_path)
 
 
 def earlier_copy(root: Path, where: Path, added: dict[str, tuple[float, float, int, int]], sessions: int) -> Path:
