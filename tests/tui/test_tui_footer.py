@@ -209,3 +209,16 @@ async def test_the_rewards_footer_lists_its_scroll_keys_while_there_is_more_to_s
         await settle(pilot)
         assert body.max_scroll_y == 0
         assert footer_line(app).startswith(" esc Back  l s a m h A I screens  ? Help  q Quit"), footer_line(app)
+
+
+async def test_the_help_has_a_footer_of_its_own(workspace: Workspace) -> None:
+    """Over a session's screen the help's bottom line showed that screen's keys (`0-9 Draft c Commit u Undo ...`),
+    none of which does anything while the help is up; it says how to close the help instead."""
+    app = LessonCreditApp(workspace, seed=0, poll_seconds=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_session(pilot, "s4")
+        burst(pilot, "question_mark")
+        await settle(pilot)
+        line = footer_line(app)
+        assert line.startswith("esc Close help"), line
+        assert "Draft" not in line and "Commit" not in line, line

@@ -17,6 +17,7 @@ from textual.widgets import Static
 from lesson_credit.tui.messages import ToastHolderClosed
 from lesson_credit.tui.screens.base import screen_css
 from lesson_credit.tui.screens.dialog_toasts import ToastsAsBelow
+from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.key_scroll import KeyScroll
 
 
@@ -176,6 +177,7 @@ class HelpScreen(ToastsAsBelow, ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with KeyScroll(id="help-body"):  # a burst of keys ends where they say
             yield HelpText(self.sections, self.current, id="help-text")
+        yield KeyFooter()  # over the screen's below: its keys do nothing here
 
     def on_mount(self) -> None:
         body = self.query_one("#help-body", KeyScroll)
