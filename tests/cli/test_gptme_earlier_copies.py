@@ -25,10 +25,9 @@ from tests.support.engine_helpers import (
     make_workspace,
     session,
 )
-from tests.support.gptme_timed import refused, rows, timed_workspace
+from tests.support.gptme_timed import GPTME_TIME, gptme_saved, refused, rows, timed_workspace
 
 GIT, QUOTE, PLAIN, OTHER = "tools/git.md", "tools/quote.md", "workflow/plain.md", "tools/other.md"
-GPTME_TIME = "2026-11-20T09:00:00Z"  # when gptme's bandit saved its sessions (no session of the log's)
 
 
 def ok(*argv: str) -> str:
@@ -47,15 +46,7 @@ def earlier_copy(root: Path, where: Path, added: dict[str, tuple[float, float, i
     """The workspace's file copied to `where`, then gptme's bandit's `sessions` there: each arm of `added` up by
     its (alpha, beta, total_selections, total_rewards), from Beta(1, 1) for an arm it lacks, restamped with
     gptme's time; saved with gptme's own keys only (our stamp gone). Then `.cache` is deleted: no copy of ours."""
-    state = json.loads((root / STATE_REL).read_text())
-    for key, (a, b, n, r) in added.items():
-        new = {"arm_id": key, "alpha": 1.0, "beta": 1.0, "total_selections": 0, "total_rewards": 0}
-        arm = state["arms"].setdefault(key, new)
-        arm.update(alpha=arm["alpha"] + a, beta=arm["beta"] + b, last_updated=GPTME_TIME)
-        arm["total_selections"] += n
-        arm["total_rewards"] += r
-    state["total_sessions"] += sessions
-    where.write_text(json.dumps({k: state[k] for k in ("arms", "total_sessions", "created", "last_updated")}))
+    where.write_text(gptme_saved(json.loads((root / STATE_REL).read_text()), added, sessions))
     shutil.rmtree(root / STATE_REL.parent / ".cache")
     return where
 
@@ -346,19 +337,8 @@ def test_an_earlier_copy_taken_before_gptmes_update_of_the_own_file_was_logged_i
     copy's git is still what we wrote (the increments came after it): both commands took it for an arm changed
     since and refused the copy. Now the import logs other.md once; git and quote as they were."""
     copy = tmp_path / "backup.json"
-    state = json.loads((timed / STATE_REL).read_text())
-    state["arms"][OTHER] = {"arm_id": OTHER, "alpha": 5.0, "beta": 2.0, "total_selections": 5, "total_rewards": 4,
-                            "last_updated": GPTME_TIME}  # fmt: skip
-    state["total_sessions"] += 5
-    copy.write_text(json.dumps({k: state[k] for k in ("arms", "total_sessions", "created", "last_updated")}))
-    own = json.loads((timed / STATE_REL).read_text())
-    git = own["arms"][GIT]
-    git.update(alpha=git["alpha"] + 1.0, total_selections=git["total_selections"] + 1, last_updated=GPTME_TIME)
-    git["total_rewards"] += 1
-    own["total_sessions"] += 1
-    (timed / STATE_REL).write_text(
-        json.dumps({k: own[k] for k in ("arms", "total_sessions", "created", "last_updated")})
-    )
+    copy.write_text(gptme_saved(json.loads((timed / STATE_REL).read_text()), {OTHER: (4.0, 1.0, 5, 4)}, 5))
+    (timed / STATE_REL).write_text(gptme_saved(json.loads((timed / STATE_REL).read_text()), {GIT: (1.0, 0.0, 1, 1)}, 1))
     ok("grade", "s2", "0.4", "--workspace", str(timed))  # (a write: logs gptme's update of the own file)
     assert rows(timed) == near({GIT: (2.92, 2.08, 3), QUOTE: (1.52, 1.48, 1)})
     shutil.rmtree(timed / STATE_REL.parent / ".cache")
@@ -376,11 +356,7 @@ def test_an_earlier_copy_taken_before_a_regrade_or_an_undo_is_as_we_wrote_it(tim
     2.23) n 2; quote: s1 0.5 at w 0.65 (+0.325/+0.675): Beta(1.325, 1.675) n 1. The copy's arms are the log's before
     those grades: both commands refused the copy as changed since. Now the import logs other.md only."""
     copy = tmp_path / "backup.json"
-    state = json.loads((timed / STATE_REL).read_text())
-    state["arms"][OTHER] = {"arm_id": OTHER, "alpha": 5.0, "beta": 2.0, "total_selections": 5, "total_rewards": 4,
-                            "last_updated": GPTME_TIME}  # fmt: skip
-    state["total_sessions"] += 5
-    copy.write_text(json.dumps({k: state[k] for k in ("arms", "total_sessions", "created", "last_updated")}))
+    copy.write_text(gptme_saved(json.loads((timed / STATE_REL).read_text()), {OTHER: (4.0, 1.0, 5, 4)}, 5))
     ok("grade", "s1", "0.5", "--workspace", str(timed))
     ok("undo", "s2", "--workspace", str(timed))
     ok("grade", "s2", "0.9", "--workspace", str(timed))

@@ -24,6 +24,7 @@ import pytest
 
 from tests.support.cli_run import run_cli
 from tests.support.engine_helpers import BASIC_JOURNAL, BASIC_LESSONS, LOG_REL, STATE_REL, make_workspace, session
+from tests.support.gptme_timed import timed_workspace
 
 GIT, QUOTE, PLAIN = "tools/git.md", "tools/quote.md", "workflow/plain.md"
 SIX = {"arm_id", "alpha", "beta", "total_selections", "total_rewards", "last_updated"}
@@ -458,15 +459,9 @@ def test_every_gptme_reader_finds_every_arm_after_both_bandits_wrote(tmp_path: P
 @pytest.fixture
 def timed(tmp_path: Path) -> Path:
     """The log as `record` writes it: each session with its time (an arm's `last_updated` in bandit-state.json
-    is the time of the latest session that credited it; gptme keeps it until it updates the arm)."""
-    events = [
-        session("s1", 0.8, {GIT: 1.0, QUOTE: 0.5}, timestamp="2026-11-01T10:00:00Z"),
-        session("s2", 0.4, {GIT: 0.0}, timestamp="2026-11-02T10:00:00Z"),
-    ]
-    root = make_workspace(tmp_path, BASIC_LESSONS, events=events, journals={"j.txt": BASIC_JOURNAL}, name="timed")
-    code, _, err = run_cli("grade", "s2", "0.4", "--workspace", str(root))  # writes bandit-state.json from the log
-    assert code == 0, err
-    return root
+    is the time of the latest session that credited it; gptme keeps it until it updates the arm). The numbers by
+    hand: tests/support/gptme_timed.py."""
+    return timed_workspace(tmp_path)
 
 
 @pytest.mark.parametrize("updated", [False, True], ids=["as-written", "gptme-updated"])

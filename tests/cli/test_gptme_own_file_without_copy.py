@@ -16,10 +16,9 @@ import pytest
 
 from tests.support.cli_run import run_cli
 from tests.support.engine_helpers import LOG_REL, STATE_REL
-from tests.support.gptme_timed import refused, rows, timed_workspace
+from tests.support.gptme_timed import gptme_saved, refused, rows, timed_workspace
 
 GIT, QUOTE, PLAIN, OTHER = "tools/git.md", "tools/quote.md", "workflow/plain.md", "tools/other.md"
-GPTME_TIME = "2026-11-20T09:00:00Z"  # when gptme's bandit saved its sessions (no session of the log's)
 STAMP = "lesson_credit_written"  # our stamp: gptme's save drops it
 # git: s1 w 1 +0.8/+0.2, s2 w 0.3 +0.12/+0.88 over Beta(1, 1); quote: s1 w 0.65 +0.52/+0.48 (see `timed`)
 LOGGED = {GIT: (1.92, 2.08, 2), QUOTE: (1.52, 1.48, 1)}
@@ -52,15 +51,7 @@ def gptme_saves(root: Path, added: dict[str, tuple[float, float, int, int]], ses
     its own keys only (our stamp gone, our `created` kept)."""
     state = json.loads((root / STATE_REL).read_text())
     assert STAMP in state  # (ours as we wrote it, before)
-    for key, (a, b, n, r) in added.items():
-        new = {"arm_id": key, "alpha": 1.0, "beta": 1.0, "total_selections": 0, "total_rewards": 0}
-        arm = state["arms"].setdefault(key, new)
-        arm.update(alpha=arm["alpha"] + a, beta=arm["beta"] + b, last_updated=GPTME_TIME)
-        arm["total_selections"] += n
-        arm["total_rewards"] += r
-    state["total_sessions"] += sessions
-    keys = ("arms", "total_sessions", "created", "last_updated")
-    (root / STATE_REL).write_text(json.dumps({k: state[k] for k in keys}))
+    (root / STATE_REL).write_text(gptme_saved(state, added, sessions))
 
 
 def lose_copies(root: Path, how: str, tmp_path: Path) -> None:

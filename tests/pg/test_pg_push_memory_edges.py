@@ -157,13 +157,18 @@ def memory_path(root: Path) -> Path:
     return path
 
 
+def pushed_s1_graded(capsys: pytest.CaptureFixture[str], root: Path, url: str) -> tuple[Path, Path]:
+    """s1 and its grade 0.9 pushed (2 events added): the log and the memory of that push."""
+    log = log_path(root)
+    log.write_bytes(S1 + grade("s1", 0.9))
+    assert push(capsys, root, url)["added"] == 2
+    return log, memory_path(root)
+
+
 def test_a_damaged_memory_refuses_a_push_that_adds_until_it_is_removed(
     capsys: pytest.CaptureFixture[str], ws_root: Path, pg_url: str
 ) -> None:
-    log = log_path(ws_root)
-    log.write_bytes(S1 + grade("s1", 0.9))
-    assert push(capsys, ws_root, pg_url)["added"] == 2
-    memory = memory_path(ws_root)
+    log, memory = pushed_s1_graded(capsys, ws_root, pg_url)
     data = memory.read_bytes()
     memory.write_bytes(data[:-1] + bytes([data[-1] ^ 1]))  # a bit flipped: its checksum fails
     log.write_bytes(S1 + grade("s1", 0.2))  # the pushed grade edited by hand
@@ -187,10 +192,7 @@ def test_a_damaged_memory_refuses_a_push_that_adds_until_it_is_removed(
 def test_a_memory_replaced_by_a_symbolic_link_is_not_followed_and_refuses_a_push_that_adds(
     capsys: pytest.CaptureFixture[str], ws_root: Path, pg_url: str, tmp_path: Path
 ) -> None:
-    log = log_path(ws_root)
-    log.write_bytes(S1 + grade("s1", 0.9))
-    assert push(capsys, ws_root, pg_url)["added"] == 2
-    memory = memory_path(ws_root)
+    log, memory = pushed_s1_graded(capsys, ws_root, pg_url)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.write_bytes(memory.read_bytes())  # a valid memory, but reached through a link: not read
     memory.unlink()
@@ -214,10 +216,7 @@ def test_a_memory_of_the_previous_format_is_read_as_every_event_held(
     from lesson_credit.core.log.events import decode_raw
     from lesson_credit.core.log.pgschema import row_fields
 
-    log = log_path(ws_root)
-    log.write_bytes(S1 + grade("s1", 0.9))
-    assert push(capsys, ws_root, pg_url)["added"] == 2
-    memory = memory_path(ws_root)
+    log, memory = pushed_s1_graded(capsys, ws_root, pg_url)
     store_id = memory.name.removeprefix("pushed-")
     pushed = [event.strip() for event in (S1, grade("s1", 0.9))]
     digests = b"".join(row_fields(event, decode_raw(event))["digest"][:8] for event in pushed)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from tests.support.cli_run import run_cli
 from tests.support.engine_helpers import BASIC_JOURNAL, BASIC_LESSONS, make_workspace, session
@@ -40,3 +41,21 @@ def timed_workspace(tmp_path: Path) -> Path:
     code, _, err = run_cli("grade", "s2", "0.4", "--workspace", str(root))  # writes bandit-state.json from the log
     assert code == 0, err
     return root
+
+
+GPTME_TIME = "2026-11-20T09:00:00Z"  # when gptme's bandit saved its sessions (no session of the log's)
+GPTME_KEYS = ("arms", "total_sessions", "created", "last_updated")  # what gptme's bandit saves (our stamp dropped)
+
+
+def gptme_saved(state: dict[str, Any], added: dict[str, tuple[float, float, int, int]], sessions: int) -> str:
+    """The state file `state` (parsed) as gptme's bandit saves it after `sessions` of its own: each arm of `added`
+    up by its (alpha, beta, total_selections, total_rewards), from Beta(1, 1) for an arm it lacks, restamped with
+    gptme's time; its own keys only (our stamp gone, our `created` kept)."""
+    for key, (a, b, n, r) in added.items():
+        new = {"arm_id": key, "alpha": 1.0, "beta": 1.0, "total_selections": 0, "total_rewards": 0}
+        arm = state["arms"].setdefault(key, new)
+        arm.update(alpha=arm["alpha"] + a, beta=arm["beta"] + b, last_updated=GPTME_TIME)
+        arm["total_selections"] += n
+        arm["total_rewards"] += r
+    state["total_sessions"] += sessions
+    return json.dumps({k: state[k] for k in GPTME_KEYS})
