@@ -32,16 +32,17 @@ character typed before it.
 
 Escape typed at once before a key reaches the app as one key: the terminal sends Escape as the
 byte that also starts Alt+key and the other escape sequences, and Textual's parser reads Escape
-and the byte after it, when they arrive together, as `alt+c` (Escape then c) or as a symbol
-(`£` for Escape then 3: a macOS Option-key table). `V escape 3 c y` typed in a burst on a
-transcript wrote nothing: the transcript saw `£`, which means nothing there, then `c` and `y`.
-So when such a key is about to be handed on and nothing on the screen binds it, it is handed
-on as what was typed: Escape, then the key (which settles like any other). A symbol typed into
-a text box stays the symbol (a `£` in a note is more likely typed than Escape then 3). Escape
-typed at once before enter, space or punctuation was lost in the parser itself (`\x1b\r` arrived
-as `enter`, or `^` then `enter` when another Escape followed): the parser is made to read them as
-`alt+enter`, `alt+slash`, ... at once, like a letter (`keep_escape_before_any_key` in
-tui/textual_private.py), and they are split the same way.
+and the byte after it, when they arrive together, as `alt+c` (Escape then c), or as a symbol
+for a digit (`£` for Escape then 3: a macOS Option-key table). `V escape 3 c y` typed in a burst
+on a transcript wrote nothing: the transcript saw `£`, which means nothing there, then `c` and
+`y`; `e why escape 9 c` on a session wrote `whyªc` into its note and graded nothing. So when
+such a key is about to be handed on and nothing on the screen binds it, it is handed on as what
+was typed: Escape, then the key (which settles like any other), in a text box too. Escape typed
+at once before enter, space, punctuation or a digit was lost or made a symbol in the parser
+itself (`\x1b\r` arrived as `enter`, or `^` then `enter` when another Escape followed): the
+parser is made to read them as `alt+enter`, `alt+slash`, `alt+3`, ... at once, like a letter
+(`keep_escape_before_any_key` in tui/textual_private.py), and they are split the same way. A
+symbol typed (`£`) is its own character and stays one.
 
 A screen may define `before_key()`: the router calls it just before it hands the screen a key,
 to apply what the screen put off and the key may read (a debounced filter: screens/sortable.py).
@@ -92,7 +93,6 @@ from textual.widgets import Input
 from lesson_credit.tui.textual_private import (
     binds_itself,
     character_key,
-    escape_prefixed_symbols,
     keep_escape_before_any_key,
     message_loop_task,
     pending_message,
@@ -110,7 +110,6 @@ Typed = events.Key | events.Paste
 # keys a terminal may report with Alt and no character when typed right after Escape; only these are split
 # (a real Alt with an arrow, Home or a function key, `alt+up`, is a key of its own, not Escape then it)
 NO_CHARACTER_AFTER_ESCAPE = frozenset({"tab", "backspace", "left_square_bracket", "right_square_bracket"})
-ESCAPE_SYMBOLS = escape_prefixed_symbols()  # `pound_sign` -> "3": Escape then 3, as Textual reads them together
 
 
 class KeyRouter:
@@ -312,8 +311,6 @@ class KeyRouter:
                 if typed is not None and "shift+" in event.key:
                     typed = typed.upper()
                 key = character_key(typed) if typed is not None else None
-        elif event.key in ESCAPE_SYMBOLS and not isinstance(self.app.focused, Input):
-            key = character_key(ESCAPE_SYMBOLS[event.key])
         if key is None or any(alias in self.app.screen.active_bindings for alias in event.aliases):
             return None
         escape = events.Key("escape", "\x1b")

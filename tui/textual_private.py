@@ -153,23 +153,6 @@ def _leaving(node: DOMNode) -> bool:
     return bool(node._pruning or node._closing or node._closed)
 
 
-def escape_prefixed_symbols() -> dict[str, str]:
-    """Key names Textual gives Escape typed at once before a character, to the character: `pound_sign`
-    for Escape then 3 (a macOS Option-key table: `\\x1b3` reads as `£`).
-
-    Why private: the table is `textual._ansi_sequences.ANSI_SEQUENCES_KEYS` and the names come from
-    `textual.keys._character_to_key`; the key event keeps neither the bytes nor that an Escape came first,
-    and the key router (tui/keys.py) needs both to hand on Escape, then the key."""
-    from textual._ansi_sequences import ANSI_SEQUENCES_KEYS
-    from textual.keys import _character_to_key
-
-    return {
-        _character_to_key(symbol): sequence[1]
-        for sequence, symbol in ANSI_SEQUENCES_KEYS.items()
-        if len(sequence) == 2 and sequence[0] == "\x1b" and isinstance(symbol, str) and len(symbol) == 1
-    }
-
-
 ESCAPE = "\x1b"
 SEQUENCE_STARTS = "[O]P" + ESCAPE  # after Escape, these begin a longer sequence (CSI, SS3, OSC, DCS) or a new one
 
@@ -185,14 +168,26 @@ def keep_escape_before_any_key() -> None:
     and at a pause read the character again with `alt=True`, which marks only a letter or a digit
     (`\\x1b\\r` came out as `enter`, the Escape lost); at another Escape it made the first one a `^`
     (`\\x1b\\r6c\\x1b`: `^`, enter, 6, c). Escape and a character that cannot begin a longer sequence
-    (not `[`, `O`, `]`, `P`) are now that character with Alt, at once. Once per process."""
+    (not `[`, `O`, `]`, `P`) are now that character with Alt, at once. So is Escape before a digit, `-` or `=`,
+    which Textual's table (`ANSI_SEQUENCES_KEYS`, a macOS Option-key layout) read as a symbol (`\\x1b3` as `£`,
+    `\\x1b9` as `ª`): a symbol typed is its own character, never Escape before another, so `e why escape 9 c` in
+    the note box no longer wrote `whyªc` into it. Once per process."""
+    from textual._ansi_sequences import ANSI_SEQUENCES_KEYS
     from textual._xterm_parser import XTermParser
 
     original = XTermParser._sequence_to_key_events
     if getattr(original, "keeps_escape", False):
         return
+    as_symbols = {
+        sequence
+        for sequence, symbol in ANSI_SEQUENCES_KEYS.items()
+        if len(sequence) == 2 and sequence[0] == ESCAPE and isinstance(symbol, str) and len(symbol) == 1
+    }
 
     def sequence_to_key_events(self: XTermParser, sequence: str, alt: bool = False) -> Any:
+        if sequence in as_symbols:
+            yield from sequence_to_key_events(self, sequence[1], alt=True)
+            return
         made = False
         for key in original(self, sequence, alt):
             made = True

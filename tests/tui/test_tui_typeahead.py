@@ -346,12 +346,28 @@ async def test_escape_and_a_letter_typed_at_once_are_escape_then_the_letter(
 
 
 async def test_a_symbol_typed_into_a_text_box_stays_the_symbol(app: LessonCreditApp) -> None:
-    """In a text box `£` is more likely typed than escape-3: it stays text (the filter keeps it)."""
+    """A `£` typed into a text box (what a terminal sends for it: the character, not Escape then 3) stays text
+    (the filter keeps it)."""
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_sessions(pilot)
-        type_bytes(app, "/\x1b3")
+        type_bytes(app, "/£")
         await settle(pilot)
         assert app.screen is screen and screen.query_one(Input).value == "£"
+
+
+async def test_escape_and_a_digit_typed_at_once_in_the_note_box_leave_it_and_grade(
+    app: LessonCreditApp, ws_root: Path
+) -> None:
+    """`e why escape 9 c` typed in one burst on s4: the note box took escape-9 (read together as `ª`, a macOS
+    Option-key table) and the c as text, the note read `whyªc` and nothing was written. Escape then 9 leaves
+    the box, drafts 0.9, and c commits it with the note."""
+    async with app.run_test(size=SIZE) as pilot:
+        await open_session(pilot, "s4")
+        type_bytes(app, "ewhy\x1b9c")
+        await settle(pilot)
+        assert stack(app) == ["SessionsScreen", "detail:s4"]
+    assert grades(ws_root) == [("s4", 0.9)]
+    assert [e.get("note") for e in log_lines(ws_root) if e.get("type") == "grade"] == ["why"]
 
 
 # ---------------------------------------------------------------------------- the jump key
