@@ -10,37 +10,31 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import math
 import os
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from msgspec.structs import replace
 
 from lesson_credit.core import commands
 from lesson_credit.core.bandit import increments as foreign
 from lesson_credit.core.bandit import interop
-from lesson_credit.core.bandit.fold import fold_through
 from lesson_credit.core.bandit.interop import ImportReport
 from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.base.files import reading_back, refuse_unreplaceable
 from lesson_credit.core.base.ids import one_form
 from lesson_credit.core.base.numbers import counted
 from lesson_credit.core.log.events import FileNumbers, encode
-from lesson_credit.core.log.exports import OtherNames
 from lesson_credit.core.log.store import lock_file
 from lesson_credit.core.workspace.base import LOG_FILE
-from lesson_credit.core.workspace.late_evidence import LateGrades, log_arms
-from lesson_credit.core.workspace.state_file import StateFile
+from lesson_credit.core.workspace.earlier_copies import EarlierCopies, other_names
 
 EXPORTED = "was exported from this log"  # how an import names the file it takes increments from
 OWN_COPY = "is a copy of a bandit-state.json this workspace wrote"
-DECAYED = "what the log held right after a session is not known per arm"
 EARLIER = "is an earlier copy of this workspace's bandit-state.json"  # known by its arms' `last_updated` alone
 
 
-class GptmeFiles(StateFile):
+class GptmeFiles(EarlierCopies):
     """`export-gptme` and `import-gptme`."""
 
     def export_gptme(self, path: Path | str) -> Path:
@@ -186,128 +180,6 @@ class GptmeFiles(StateFile):
             self.warnings.extend(self._append(event, adopted=own))
             return report
 
-    def _log_session_in(self, existing: dict[str, Any], report: ImportReport) -> str | None:
-        """Which session of this log the file `existing` (read as `report`) holds, when an arm's `last_updated`
-        is the time of a session of this log that credited its lesson (what we write; gptme's bandit keeps
-        it until it updates the arm): `quote.md's session s1 (2026-11-01T10:00:00Z)`. None: no arm's is,
-        or the file has no `created` (taken out by hand: imported whole, as another bandit's file)."""
-        found = self._stamped(existing, report)
-        if not found:
-            return None
-        lesson, row = min(found.values(), key=lambda item: item[2])[1:]
-        session = self._reader.session(row)
-        return f"{lesson}'s session {session.session_id} ({self._reader.session_times()[row]})"
-
-    def _stamped(self, existing: dict[str, Any], report: ImportReport) -> dict[str, tuple[int, str, int]]:
-        """Per key of the file `existing` (read as `report`; it has a `created`) whose arm's `last_updated` is the
-        time of a session of this log that credited its lesson: (the latest such session's row, graded now, or
-        -1; the lesson as the first such session names it; that session's row), in the order of those rows."""
-        arms = existing.get("arms")
-        if not isinstance(existing.get("created"), str) or not isinstance(arms, dict):
-            return {}
-        stamps: dict[str, tuple[str, str]] = {}  # per arm as the import read its id (interop's `source`): key, stamp
-        for key, entry in arms.items():
-            if isinstance(entry, dict) and isinstance(stamp := entry.get("last_updated"), str) and stamp:
-                stamps[str(entry.get("arm_id") or entry.get("lesson_path") or key)] = (key, stamp)
-        told = log_arms(report.arms, self.data().arm_ids)  # (the id we wrote, over a lesson moved since)
-        wanted = {told[arm.source_id]: stamps[arm.source_id] for arm in report.arms if arm.source_id in stamps}
-        times = self._reader.session_times().between(0, self.data().n_sessions)
-        rows = _rows_holding(times, {stamp for _, stamp in wanted.values()})
-        graded = self.posterior().base if rows else None  # (a foreign file, the usual case: none)
-        found: dict[str, tuple[int, str, int]] = {}
-        for row in rows:
-            for lesson in self._reader.session(row).lesson_ids:
-                key, stamp = wanted.get(one_form(lesson), ("", ""))
-                if key and stamp == times[row]:
-                    last, named, first = found.get(key, (-1, lesson, row))
-                    found[key] = (last if graded is None or np.isnan(graded[row]) else row, named, first)
-        return found
-
-    def _earlier_copy(
-        self, path: Path, existing: dict[str, Any], report: ImportReport
-    ) -> tuple[FileNumbers, frozenset[str]] | str:
-        """The numbers of the file at `path` (parsed: `existing`, read as `report`) that are not gptme's, when it
-        is an earlier copy of ours (`_log_session_in`) and no copy of what we wrote is left: the base its updates
-        are taken over, as an export's is. Per key: an arm naming a session of this log that credited it
-        (`_stamped`) whose numbers the log held right after that session (as we wrote it: gptme's bandit
-        restamps an arm it updates); an arm at the log's numbers now (a prior's, stamped when written); what an
-        import of this file saw there (`seen`: the keys returned with it; of the file moved here, or copied from
-        there after it, as `_own_copy_lineage` finds it). An arm of a lesson the log holds no evidence of (no
-        session names it, graded or not; no prior or increments: at the prior) counts from Beta(1, 1): gptme's. Its
-        total_sessions: an import's, else no more than the log counts now. A str instead: which arm is none of
-        these and why (ours changed since: what was added to it cannot be told from the log's evidence)."""
-        created, where = str(existing["created"]), str(path.resolve())
-        own = str(self.state_path)
-
-        def grew_from(numbers: FileNumbers) -> bool:  # the file holds what an import of it by another path saw
-            try:
-                foreign.increments(existing, numbers.arms)
-            except interop.InteropError:
-                return False
-            return True
-
-        exports = self._reader.index.exports
-        saved = exports.saved_elsewhere(created, where, lambda was: was != own, grew_from, _other_names(path))
-        seen = {} if saved is None else saved.arms
-        post = self.posterior()
-        at = {one_form(arm): i for i, arm in enumerate(post.arm_ids)}
-        lessons = log_arms(report.arms, post.arm_ids)
-        stamped = self._stamped(existing, report)
-        last_rows = np.full(len(post.arm_ids), -1, dtype=np.int64)
-        for row, lesson, _ in stamped.values():
-            if one_form(lesson) in at:
-                last_rows[at[one_form(lesson)]] = row
-        through = fold_through(post, last_rows)
-        late = LateGrades(post, self._reader.index, self._reader.outcomes, self._reader.rewards)
-        now, fresh = (post.alpha, post.beta, post.n), (post.settings.prior_alpha, post.settings.prior_beta, 0)
-        named = np.bincount(post.data.entry_arm, minlength=len(post.arm_ids))  # sessions naming it, pending too
-        base: dict[str, foreign.Counts] = {}
-        for key, entry in existing["arms"].items():
-            counts = foreign.file_counts(existing, [key])[key]
-            i = at.get(lessons.get(str(entry.get("arm_id") or entry.get("lesson_path") or key), ""))
-            if key in seen or counts == foreign.GPTME_NEW_ARM:
-                base[key] = seen.get(key, counts)
-            elif key in stamped:  # ours as written, or changed since (its stamp kept)
-                if through is None:
-                    return f"{key} cannot be told from an arm changed since (decay is set: {DECAYED})"
-                if i is None or stamped[key][0] < 0 or not self._as_written(through, late, i, stamped[key][0], counts):
-                    return f"{key} was changed since lesson-credit wrote it"
-                base[key] = counts
-            elif i is not None and _same(now, i, counts):
-                base[key] = counts
-            elif i is not None and (named[i] or not _same(now, i, fresh)):  # (evidence, or a session since retracted)
-                return f"{key} is not the log's (an update of a lesson the log has evidence of)"
-            # else a lesson the log has no evidence of: gptme's own arm, counted from Beta(1, 1) (not in `base`)
-        sessions = saved.sessions if saved is not None else min(interop.file_sessions(existing), post.total_sessions)
-        return FileNumbers(where, created, base, sessions), frozenset(seen)
-
-    def _rebuilt(self, state: dict[str, Any]) -> foreign.Written | str:
-        """The workspace's own file `state` with no copy of ours left (`.cache` deleted, caches off): the numbers
-        of it that are ours, told arm by arm as an earlier copy's (`_earlier_copy`), or which arm is none of those
-        and why ("": none can be told, as with no copy)."""
-        try:
-            report = interop.read_import(self.state_path, self.library())
-        except interop.InteropError:  # (no arm to tell, a bad number)
-            return ""
-        if interop.read_state(self.state_path) != state:  # (saved again meanwhile: the report is of another file)
-            return ""
-        found = self._earlier_copy(self.state_path, state, report)
-        return found if isinstance(found, str) else foreign.written_of(found[0])
-
-    @staticmethod
-    def _as_written(
-        through: tuple[Any, Any, Any],
-        late: LateGrades,
-        i: int,
-        row: int,
-        counts: tuple[float, float, int, *tuple[int, ...]],
-    ) -> bool:
-        """Whether arm `i` of a file is as a write of ours left it right after session `row` (`through`: the fold
-        through it under the grades now), or before sessions of the arm then pending were graded (`late`)."""
-        if _same(through, i, counts):
-            return True
-        return late.explains(i, row, (float(through[0][i]), float(through[1][i]), int(through[2][i])), counts[:3])
-
     def _import_earlier_copy(
         self, path: Path, existing: dict[str, Any], report: ImportReport, held: str
     ) -> ImportReport:
@@ -344,7 +216,7 @@ class GptmeFiles(StateFile):
                 return False
             return True
 
-        found = self._reader.index.exports.base(created, str(path.resolve()), grew_from, _other_names(path))
+        found = self._reader.index.exports.base(created, str(path.resolve()), grew_from, other_names(path))
         if found is not None:
             return found
         legacy = self._adopt_legacy(path, existing)
@@ -381,7 +253,7 @@ class GptmeFiles(StateFile):
             return True
 
         saved = self._reader.index.exports.saved_elsewhere(
-            created, where, lambda was: was != own, grew_from, _other_names(path)
+            created, where, lambda was: was != own, grew_from, other_names(path)
         )
         if saved is not None:
             return FileNumbers(where, created, {**copy.arms, **saved.arms}, saved.sessions), frozenset(saved.arms)
@@ -554,41 +426,3 @@ class GptmeFiles(StateFile):
             index.priors.get(keys[arm]) == prior and index.prior_rewards.get(keys[arm], 0) == rewards.get(arm, 0)
             for arm, prior in arms.items()
         )
-
-
-def _other_names(path: Path) -> OtherNames:
-    """How the file at `path` stands to other paths the log's imports named (`OtherNames`): the same file by
-    another name (a hard link, a bind mount); nothing there now. A path unreadable is another file."""
-
-    def same(other: str) -> bool:
-        try:
-            return os.path.samefile(path, other)
-        except (OSError, ValueError):
-            return False
-
-    def gone(other: str) -> bool:
-        try:
-            return not os.path.lexists(other)
-        except ValueError:  # (a NUL in a logged path: no file can be there)
-            return True
-
-    return OtherNames(same, gone)
-
-
-def _rows_holding(items: tuple[str | None, ...], values: set[str]) -> list[int]:
-    """The rows whose item is one of `values`, in row order. The items are tested against the set in C (a set
-    intersection): no Python step per item when none is found (a foreign file, the usual case); when some are,
-    one pass over the items (an earlier copy of our own file names a session in nearly every arm: locating
-    each value by `tuple.index` cost a full pass per value, 1.8 s at 100k sessions and 1,000 arms)."""
-    found = values.intersection(items)
-    return [row for row, item in enumerate(items) if item in found] if found else []
-
-
-def _same(numbers: tuple[Any, Any, Any], i: int, counts: tuple[float, float, int, *tuple[int, ...]]) -> bool:
-    """Whether arm `i` of the per-arm (alpha, beta, n) `numbers` is `counts`' alpha, beta and n (a file arm's)."""
-    alpha, beta, n = (float(column[i]) for column in numbers)
-    close = all(
-        math.isclose(mine, theirs, rel_tol=1e-9, abs_tol=1e-9)
-        for mine, theirs in ((alpha, counts[0]), (beta, counts[1]))
-    )
-    return close and int(n) == counts[2]

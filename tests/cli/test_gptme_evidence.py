@@ -549,7 +549,7 @@ def test_a_file_naming_the_time_of_a_later_of_two_sessions_at_that_time_holds_th
 
 def test_rows_holding_finds_every_row_of_each_value_in_row_order() -> None:
     # by hand: "a" at rows 0 and 2, "c" at 4; "z" nowhere; None is never a value
-    from lesson_credit.core.workspace.gptme_files import _rows_holding
+    from lesson_credit.core.workspace.earlier_copies import _rows_holding
 
     assert _rows_holding(("a", "b", "a", None, "c"), {"a", "c", "z"}) == [0, 2, 4]
     assert _rows_holding(("a", "b"), {"z"}) == []
