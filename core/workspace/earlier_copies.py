@@ -18,7 +18,7 @@ from lesson_credit.core.bandit.interop import ImportReport
 from lesson_credit.core.base.ids import one_form
 from lesson_credit.core.log.events import FileNumbers
 from lesson_credit.core.log.exports import OtherNames
-from lesson_credit.core.workspace.late_evidence import LateGrades, log_arms
+from lesson_credit.core.workspace.late_evidence import LateGrades, log_arms, saved_last
 from lesson_credit.core.workspace.state_file import StateFile
 
 DECAYED = "what the log held right after a session is not known per arm"
@@ -117,10 +117,16 @@ class EarlierCopies(StateFile):
                 base[key] = counts
             elif i is not None and _same(now, i, counts):
                 base[key] = counts
+            elif i is not None and not named[i] and (last := saved_last(exports.saves, own, key, created)) is not None:
+                if not _same(now, i, last):  # (moved since: by another file's import, or before that file's write)
+                    return f"{key} is not the log's (logged since gptme's update of it was)"
+                base[key] = last  # gptme's arm, logged from this file before: the log's since, as we wrote it
             elif i is not None and (named[i] or not _same(now, i, fresh)):  # (evidence, or a session since retracted)
                 return f"{key} is not the log's (an update of a lesson the log has evidence of)"
             # else a lesson the log has no evidence of: gptme's own arm, counted from Beta(1, 1) (not in `base`)
-        sessions = saved.sessions if saved is not None else min(interop.file_sessions(existing), post.total_sessions)
+        logged = None if self.appended_at is None else late.sessions_before(self.appended_at)  # (the file's log)
+        logged = post.total_sessions if logged is None else logged
+        sessions = saved.sessions if saved is not None else min(interop.file_sessions(existing), logged)
         return FileNumbers(where, created, base, sessions), frozenset(seen)
 
     def _rebuilt(self, state: dict[str, Any]) -> foreign.Written | str:

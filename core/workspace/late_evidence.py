@@ -12,6 +12,7 @@ and without its increments when every one was logged after the session.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping
 from functools import cached_property
 
@@ -19,15 +20,18 @@ import numpy as np
 import numpy.typing as npt
 
 from lesson_credit.core.bandit.fold import Posterior
+from lesson_credit.core.bandit.increments import Counts
 from lesson_credit.core.bandit.interop import ImportedArm
 from lesson_credit.core.base.ids import normalize_id, one_form
 from lesson_credit.core.log import scoring
+from lesson_credit.core.log.events import FileNumbers
 from lesson_credit.core.log.index import LogIndex
 from lesson_credit.core.log.snapshot import FloatArray, SourceInputs
 from lesson_credit.core.model import credit as credit_mod
 from lesson_credit.core.model.sources import RewardInputs
 
 Numbers = tuple[float, float, int]
+COPY_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z")  # a `created` we write (their order: as text)
 MAX_CUTS = 32  # the latest grade events after a copy's session it is compared before (each a scoring of the log)
 MAX_SCORINGS = 64  # scorings of the log for one file, whatever its arms: past that, an arm is not compared so
 
@@ -100,6 +104,17 @@ class LateGrades:
             self._bases[line] = scoring.scores(inputs, self.rewards)[0]
         return self._bases[line]
 
+    def sessions_before(self, line: int) -> int | None:
+        """gptme's `total_sessions` as the log said it before line `line`: its sessions recorded above that line
+        and scored there, and those other tools counted (a session or grade event at `line` counts none). None
+        past MAX_SCORINGS lines asked."""
+        base = self.base_before(line)
+        if base is None:
+            return None
+        n = self.post.data.n_sessions
+        recorded = self.index.session_lines.view()[:n] < line
+        return int(np.count_nonzero(recorded & ~np.isnan(base))) + self.post.data.counted_sessions
+
     def explains(self, arm: int, row: int, through: Numbers, counts: Numbers) -> bool:
         """Whether `counts` (an arm's alpha, beta, n in a file) are arm `arm`'s numbers right after session `row`
         as a write made before later evidence left them: `through` (under the grades now) with the arm's sessions
@@ -170,3 +185,19 @@ def log_arms(arms: Iterable[ImportedArm], log_ids: Iterable[str]) -> dict[str, s
         own = one_form(normalize_id(arm.source_id.replace("\\", "/")))
         told[arm.source_id] = own if own in logged else one_form(arm.lesson_id)
     return told
+
+
+def saved_last(
+    saves: Mapping[tuple[str, str], tuple[int, FileNumbers]], own: str, key: str, created: str
+) -> Counts | None:
+    """The numbers of `key` that the latest increments event logged from the workspace's own file (at `own`) saw
+    there, when a file of ours whose `created` is `created` was written after every file such an event grew from
+    (ours are written in the order of their `created`, to the microsecond). What a write after that event put
+    under `key`, for an arm whose only evidence is such events, as long as the log's numbers are still those.
+    None: no such event, or a file written before one of theirs."""
+    found = [(line, numbers) for (_, path), (line, numbers) in saves.items() if path == own and key in numbers.arms]
+    if not found or not COPY_TIME.fullmatch(created):
+        return None
+    if any(not COPY_TIME.fullmatch(numbers.created) or numbers.created >= created for _, numbers in found):
+        return None
+    return max(found, key=lambda item: item[0])[1].arms[key]

@@ -24,7 +24,7 @@ from lesson_credit.core.base.clock import iso_micro
 from lesson_credit.core.base.files import LockHeld, StoredUnread, atomic_write, reading_back, set_aside
 from lesson_credit.core.base.numbers import counted
 from lesson_credit.core.base.safe_read import STATE_MAX_BYTES, UnsafeFile, open_regular, read_opened, read_regular
-from lesson_credit.core.log.events import FileNumbers, encode
+from lesson_credit.core.log.events import GRADE, SESSION, FileNumbers, encode
 from lesson_credit.core.log.store import StoreError
 from lesson_credit.core.workspace.analysis import Analysis
 
@@ -41,11 +41,21 @@ COPY_NAME = re.compile(r"\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{6}Z")  # a copy name
 class StateFile(Analysis):
     """The state file gptme reads, kept following the log."""
 
+    appended_at: int | None = None  # the log's lines before the session or grade this command is appending
+
     def _append(self, event: dict[str, Any], adopted: bool = False, locked: bool = True) -> tuple[str, ...]:
         """Append an event (under the lock, or a record's: `record_lock`), read it back, and rewrite the
         state file; the warnings of the rewrite (`_after_write`). A record on a database appends
         without the writers' lock (its unique index orders records), so the rewrite takes it: from the
         log as it is under the lock, a record's file never replaces one a later write made meanwhile."""
+        # (a session or a grade counts no session of another tool: the rewrite measures gptme's over the log before it)
+        self.appended_at = self._reader.index.lines if event.get("type", SESSION) in (SESSION, GRADE) else None
+        try:
+            return self._append_and_write(event, adopted, locked)
+        finally:
+            self.appended_at = None
+
+    def _append_and_write(self, event: dict[str, Any], adopted: bool, locked: bool) -> tuple[str, ...]:
         self._reader.own_append(lambda: self.log.append(encode(event)))  # we hold the lock and only append
         if locked:
             with reading_back():
