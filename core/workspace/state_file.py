@@ -41,7 +41,7 @@ COPY_NAME = re.compile(r"\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{6}Z")  # a copy name
 class StateFile(Analysis):
     """The state file gptme reads, kept following the log."""
 
-    appended_at: int | None = None  # the log's lines before the session or grade this command is appending
+    appended_at: int | None = None  # the line (from 1) of the session or grade this command is appending
 
     def _append(self, event: dict[str, Any], adopted: bool = False, locked: bool = True) -> tuple[str, ...]:
         """Append an event (under the lock, or a record's: `record_lock`), read it back, and rewrite the
@@ -49,7 +49,7 @@ class StateFile(Analysis):
         without the writers' lock (its unique index orders records), so the rewrite takes it: from the
         log as it is under the lock, a record's file never replaces one a later write made meanwhile."""
         # (a session or a grade counts no session of another tool: the rewrite measures gptme's over the log before it)
-        self.appended_at = self._reader.index.lines if event.get("type", SESSION) in (SESSION, GRADE) else None
+        self.appended_at = self._reader.index.lines + 1 if event.get("type", SESSION) in (SESSION, GRADE) else None
         try:
             return self._append_and_write(event, adopted, locked)
         finally:

@@ -119,3 +119,7 @@ def test_gptmes_session_count_on_the_own_file_with_no_copy_is_exact_after_a_reco
     gptme_saves(caches_off, {OTHER: (1.0, 0.0, 1, 1)}, sessions=1)
     record(caches_off, "s4")
     assert state(caches_off)["total_sessions"] == 10
+    record(caches_off, "s5")  # (the file ours: 5 graded + 6 = 11, the log's last line a session)
+    gptme_saves(caches_off, {}, sessions=2)  # 13: two sessions of gptme's moving no arm
+    record(caches_off, "s6")  # over the 11 before s6: 2 of gptme's, 6 graded + 8 = 14
+    assert state(caches_off)["total_sessions"] == 14
