@@ -351,6 +351,16 @@ class LogReader:
         if self._log_cache is not None:
             self._log_cache.save_sums(self.index, self._prefix.vouch(self.index.end))
 
+    def vouch_read(self) -> tuple[int, str] | None:
+        """(end, vouch): the log's bytes read so far and what identifies them, for data derived from them to
+        carry (`vouches` checks them again); None when that is not known."""
+        vouch = self._prefix.vouch(self.index.end)
+        return None if vouch is None else (self.index.end, vouch)
+
+    def vouches(self, end: int, vouch: str) -> bool:
+        """Whether the log's first `end` bytes, within those read and checked, are those `vouch` was of."""
+        return self._prefix.vouches(end, vouch)
+
     def own_append(self, append: Callable[[], None]) -> None:
         """Run `append` (the caller's append under the writers' lock); the next refresh then skips hashing
         what was read, the bytes before the event being those it read, unless the log had changed since

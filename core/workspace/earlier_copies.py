@@ -4,6 +4,7 @@ log's, or gptme's own, by their `last_updated` and numbers (docs/format.md §7, 
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 from pathlib import Path
@@ -15,13 +16,19 @@ from lesson_credit.core.bandit import increments as foreign
 from lesson_credit.core.bandit import interop
 from lesson_credit.core.bandit.fold import fold_through
 from lesson_credit.core.bandit.interop import ImportReport
+from lesson_credit.core.base.files import atomic_write
 from lesson_credit.core.base.ids import one_form
+from lesson_credit.core.base.safe_read import UnsafeFile, open_regular, read_opened
 from lesson_credit.core.log.events import FileNumbers
 from lesson_credit.core.log.exports import OtherNames
+from lesson_credit.core.log.store import StoreError
+from lesson_credit.core.workspace import kept_verdict as verdicts
+from lesson_credit.core.workspace.kept_verdict import Untold
 from lesson_credit.core.workspace.late_evidence import LateGrades, log_arms, saved_last
 from lesson_credit.core.workspace.state_file import StateFile
 
 DECAYED = "what the log held right after a session is not known per arm"
+VERDICT_MAX_BYTES = 1 << 20  # a kept verdict is a few hundred bytes: more is not one
 
 
 class EarlierCopies(StateFile):
@@ -106,23 +113,24 @@ class EarlierCopies(StateFile):
         base: dict[str, foreign.Counts] = {}
         for key, entry in existing["arms"].items():
             counts = foreign.file_counts(existing, [key])[key]
-            i = at.get(lessons.get(str(entry.get("arm_id") or entry.get("lesson_path") or key), ""))
+            told = lessons.get(str(entry.get("arm_id") or entry.get("lesson_path") or key))
+            i = at.get(told or "")
             if key in seen or counts == foreign.GPTME_NEW_ARM:
                 base[key] = seen.get(key, counts)
             elif key in stamped:  # ours as written, or changed since (its stamp kept)
                 if through is None:
-                    return f"{key} cannot be told from an arm changed since (decay is set: {DECAYED})"
+                    return Untold(f"{key} cannot be told from an arm changed since (decay is set: {DECAYED})", told)
                 if i is None or stamped[key][0] < 0 or not self._as_written(through, late, i, stamped[key][0], counts):
-                    return f"{key} was changed since lesson-credit wrote it"
+                    return Untold(f"{key} was changed since lesson-credit wrote it", told)
                 base[key] = counts
             elif i is not None and _same(now, i, counts):
                 base[key] = counts
             elif i is not None and not named[i] and (last := saved_last(exports.saves, own, key, created)) is not None:
                 if not _same(now, i, last):  # (moved since: by another file's import, or before that file's write)
-                    return f"{key} is not the log's (logged since gptme's update of it was)"
+                    return Untold(f"{key} is not the log's (logged since gptme's update of it was)", told)
                 base[key] = last  # gptme's arm, logged from this file before: the log's since, as we wrote it
             elif i is not None and (named[i] or not _same(now, i, fresh)):  # (evidence, or a session since retracted)
-                return f"{key} is not the log's (an update of a lesson the log has evidence of)"
+                return Untold(f"{key} is not the log's (an update of a lesson the log has evidence of)", told)
             # else a lesson the log has no evidence of: gptme's own arm, counted from Beta(1, 1) (not in `base`)
         logged = None if self.appended_at is None else late.sessions_before(self.appended_at)  # (the file's log)
         logged = post.total_sessions if logged is None else logged
@@ -132,7 +140,11 @@ class EarlierCopies(StateFile):
     def _rebuilt(self, state: dict[str, Any]) -> foreign.Written | str:
         """The workspace's own file `state` with no copy of ours left (`.cache` deleted, caches off): the numbers
         of it that are ours, told arm by arm as an earlier copy's (`_earlier_copy`), or which arm is none of those
-        and why ("": none can be told, as with no copy)."""
+        and why ("": none can be told, as with no copy). That verdict is kept (kept_verdict): the file is then
+        kept at every write, and the check, which reads the whole log, runs again only when it could change."""
+        raw = interop.state_bytes(self.state_path)
+        if (kept := self._kept_verdict(raw)) is not None and interop.read_state(self.state_path) == state:
+            return kept
         try:
             report = interop.read_import(self.state_path, self.library())
         except interop.InteropError:  # (no arm to tell, a bad number)
@@ -140,7 +152,62 @@ class EarlierCopies(StateFile):
         if interop.read_state(self.state_path) != state:  # (saved again meanwhile: the report is of another file)
             return ""
         found = self._earlier_copy(self.state_path, state, report)
+        if isinstance(found, Untold) and interop.state_bytes(self.state_path) == raw:
+            self._keep_verdict(raw, found)
         return found if isinstance(found, str) else foreign.written_of(found[0])
+
+    def _verdict_path(self) -> Path:
+        return self.state_dir / ".cache" / "bandit-state-kept"
+
+    def _verdict_inputs(self) -> str | None:
+        """What the check reads besides the file and the log (None: scores from outside the log, records joined:
+        no verdict is kept)."""
+        rewards = self._reader.rewards
+        if rewards.external:
+            return None
+        library = self.library()
+        lessons = [lesson.id for lesson in library.lessons]
+        outcomes = sorted((self._reader.outcomes or {}).items())
+        return verdicts.inputs_digest(self.settings, outcomes, rewards.priority, lessons, library.roots)
+
+    def _kept_verdict(self, raw: bytes) -> str | None:
+        """The verdict kept for the file of bytes `raw`, when it still holds (`kept_verdict.still_holds`)."""
+        if not raw or not self._reader.caches:
+            return None
+        where = self._verdict_path()
+        try:
+            verdict = verdicts.decode(
+                read_opened(open_regular(where, os.O_RDONLY | os.O_NOFOLLOW), where, VERDICT_MAX_BYTES)
+            )
+        except (OSError, UnsafeFile, ValueError):
+            return None
+        if verdict.file != verdicts.file_digest(raw) or verdict.inputs != self._verdict_inputs():
+            return None
+        if not self._reader.vouches(verdict.end, verdict.vouch):
+            return None
+        if not verdicts.still_holds(verdict, self.data(), self._reader.index):
+            return None
+        return Untold(verdict.why, verdict.arm)
+
+    def _keep_verdict(self, raw: bytes, why: Untold) -> None:
+        """Keep the verdict `why` on the file of bytes `raw` and the log as read (best effort: a cache)."""
+        inputs, read = self._verdict_inputs(), self._reader.vouch_read()
+        if not self._reader.caches or inputs is None or read is None:
+            return
+        index, data = self._reader.index, self.data()
+        verdict = verdicts.Verdict(
+            verdicts.file_digest(raw),
+            str(why),
+            why.arm,
+            inputs,
+            read[0],
+            read[1],
+            index.lines,
+            data.n_sessions,
+            verdicts.event_counts(index),
+        )
+        with contextlib.suppress(OSError, StoreError):  # (a symbolic link in its place is refused, never written)
+            atomic_write(self._verdict_path(), verdicts.encode(verdict))
 
     @staticmethod
     def _as_written(

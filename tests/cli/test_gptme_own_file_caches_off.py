@@ -1,5 +1,6 @@
 """The workspace's own bandit-state.json with no copy of what we wrote (`.cache` deleted, or leading out of the
-workspace: the caches off for good), saved by gptme's bandit more than once. The numbers of each test are worked
+workspace: the caches off for good), saved by gptme's bandit more than once; and kept at every write for an arm
+that cannot be told apart (the verdict kept, not made again at every command). The numbers of each test are worked
 out by hand in its comments (the workspace: tests/support/gptme_timed.py)."""
 
 from __future__ import annotations
@@ -46,6 +47,12 @@ def gptme_saves(root: Path, added: dict[str, tuple[float, float, int, int]], ses
 def record(root: Path, session_id: str, *lessons: str) -> str:
     argv = ("record", "--workspace", str(root), "--session-id", session_id, "--journal", str(root / "j.txt"))
     return ok(*argv, "--lessons", *lessons, "--reward", "0.5")
+
+
+@pytest.fixture
+def timed(tmp_path: Path) -> Path:
+    """s1 and s2 with their times, git Beta(1.92, 2.08) n 2 (by hand: tests/support/gptme_timed.py)."""
+    return timed_workspace(tmp_path)
 
 
 @pytest.fixture
@@ -123,3 +130,68 @@ def test_gptmes_session_count_on_the_own_file_with_no_copy_is_exact_after_a_reco
     gptme_saves(caches_off, {}, sessions=2)  # 13: two sessions of gptme's moving no arm
     record(caches_off, "s6")  # over the 11 before s6: 2 of gptme's, 6 graded + 8 = 14
     assert state(caches_off)["total_sessions"] == 14
+
+
+@pytest.fixture
+def checks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The files the arm-by-arm check of an earlier copy ran on, one entry per run (by the files' `created`)."""
+    from lesson_credit.core.workspace.earlier_copies import EarlierCopies
+
+    ran: list[str] = []
+    check = EarlierCopies._earlier_copy
+
+    def counted(self: EarlierCopies, path: Path, existing: dict[str, Any], report: Any) -> Any:
+        ran.append(str(existing.get("created")))
+        return check(self, path, existing, report)
+
+    monkeypatch.setattr(EarlierCopies, "_earlier_copy", counted)
+    return ran
+
+
+def kept_workspace(root: Path) -> bytes:
+    """gptme's bandit updated our git arm (+1/+0, one selection, restamped) and `.cache` is deleted: what it added
+    cannot be told from the log's Beta(1.92, 2.08) n 2 (the file is kept at every write). The file's bytes."""
+    gptme_saves(root, {GIT: (1.0, 0.0, 1, 1)}, sessions=1)
+    shutil.rmtree(root / STATE_REL.parent / ".cache")
+    return (root / STATE_REL).read_bytes()
+
+
+def test_a_kept_file_is_checked_once_per_change_of_it_or_of_its_arms_evidence(timed: Path, checks: list[str]) -> None:
+    """The file kept for git: every `record` and `status` ran the arm-by-arm check over the whole log again (at
+    100k sessions 0.1 s of each command). The verdict is kept for the file's bytes and the log it was made on:
+    sessions and grades that do not name git since cannot change it (the check ran 5 times here, now once). A
+    session of git since, gptme's next save, or the log edited before it: checked again. Always kept, one
+    warning each time, the log's numbers as they are."""
+    before = kept_workspace(timed)
+    assert "left as it is" in ok("status", "--workspace", str(timed))
+    assert "left as it is" in record(timed, "s3", QUOTE)  # (quote: not git)
+    for argv in (("status",), ("grade", "s3", "0.7"), ("status",)):
+        assert "left as it is" in ok(*argv, "--workspace", str(timed))
+    assert len(checks) == 1, checks
+    assert "left as it is" in record(timed, "s4", GIT)  # git's evidence moved: checked again
+    assert len(checks) == 2 and (timed / STATE_REL).read_bytes() == before
+    gptme_saves_again = json.loads(before)
+    gptme_saves_again["total_sessions"] += 1  # gptme counted one more session there: another file
+    (timed / STATE_REL).write_text(json.dumps(gptme_saves_again))
+    assert "left as it is" in ok("status", "--workspace", str(timed))
+    assert len(checks) == 3
+    log = (timed / LOG_REL).read_bytes()
+    (timed / LOG_REL).write_bytes(log.replace(b'"base_reward": 0.8', b'"base_reward": 0.9', 1))  # s1 edited
+    assert "left as it is" in ok("status", "--workspace", str(timed))
+    assert len(checks) == 4
+    assert "left as it is" in ok("status", "--workspace", str(timed))
+    assert len(checks) == 4
+
+
+def test_a_damaged_verdict_is_not_used(timed: Path, checks: list[str]) -> None:
+    """The verdict kept is a cache: one damaged (or of another version) is checked again, never trusted."""
+    kept_workspace(timed)
+    assert "left as it is" in ok("status", "--workspace", str(timed))
+    cache = timed / STATE_REL.parent / ".cache"
+    verdicts = [path for path in cache.rglob("*kept*") if path.is_file()]
+    assert len(verdicts) == 1, list(cache.rglob("*"))
+    verdicts[0].write_bytes(verdicts[0].read_bytes()[:-3] + b"xyz")
+    assert "left as it is" in ok("status", "--workspace", str(timed))
+    assert len(checks) == 2
+    assert "left as it is" in ok("status", "--workspace", str(timed))
+    assert len(checks) == 2
