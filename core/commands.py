@@ -16,7 +16,7 @@ from typing import Any
 from msgspec import Struct
 
 from lesson_credit.core.base.errors import WorkspaceError
-from lesson_credit.core.base.ids import lesson_named, normalize_id, unicode_form_name, unicode_forms
+from lesson_credit.core.base.ids import lesson_named, normalize_id, one_form, unicode_form_name, unicode_forms
 from lesson_credit.core.library.journals import read_for_record
 from lesson_credit.core.library.lessons import Lesson
 from lesson_credit.core.library.salience import SalienceBreakdown, salience_breakdowns
@@ -64,14 +64,26 @@ class Recording(Struct, frozen=True):
     during: frozenset[str] = frozenset()  # lessons included during the session, not chosen before it
     notes: tuple[str, ...] = ()  # what the caller says besides: a lesson named in another Unicode form
 
+    def left_out(self, selected: Sequence[str]) -> list[str]:
+        """The lessons a selection chose (as the log's reader read them) that this record does not name, in any
+        Unicode form: the effect estimates count them in no way for the session (core/analysis/candidacy.py)."""
+        named = {arm_key(b.lesson_id) for b in self.breakdowns}
+        return [lesson_id for lesson_id in selected if one_form(lesson_id) not in named]
+
     def event(
         self, settings: CreditSettings, propensity: dict[str, float], timestamp: str, selected: Sequence[str] = ()
     ) -> dict[str, Any]:
         """The session event: each lesson's salience and, when graded, its credited reward under
         `settings`, with the propensity a logged selection gave it; `"included"`: "during" for the
-        lessons included during the session, "before" for those its logged selection (`selected`) chose."""
-        before = set(selected) - self.during
-        twice = sorted(self.during.intersection(selected))
+        lessons included during the session, "before" for those its logged selection (`selected`) chose.
+        The selection's lessons (as the log's reader read them: `normalize_id` applied) are found by the arm
+        they name (`arm_key`), so a lesson the selection spelled in another Unicode form (its file's name on
+        another machine) keeps its propensity and its mark."""
+        propensity = {one_form(lesson_id): p for lesson_id, p in propensity.items()}
+        chosen = {one_form(lesson_id) for lesson_id in selected}
+        during = {arm_key(lesson_id): lesson_id for lesson_id in self.during}
+        before = chosen - set(during)
+        twice = sorted(during[key] for key in chosen.intersection(during))
         if twice:
             raise WorkspaceError(
                 f"chosen before the session by its select event, so not included during it: {twice[0]}"
@@ -87,10 +99,11 @@ class Recording(Struct, frozen=True):
                 "keywords": len(b.keywords),
                 "hits": b.hit_keywords,
             }
-            if b.lesson_id in propensity:
-                entry["propensity"] = propensity[b.lesson_id]
-            if b.lesson_id in self.during or b.lesson_id in before:
-                entry["included"] = "during" if b.lesson_id in self.during else "before"
+            key = arm_key(b.lesson_id)
+            if key in propensity:
+                entry["propensity"] = propensity[key]
+            if key in during or key in before:
+                entry["included"] = "during" if key in during else "before"
             entries.append(entry)
         event = {
             "type": SESSION,
@@ -110,6 +123,12 @@ class Recording(Struct, frozen=True):
             event["outcome"] = self.outcome
             del event["base_reward"]
         return event
+
+
+def arm_key(lesson_id: str) -> str:
+    """The arm a lesson id names, as the log's reader keys it: `lessons/x.md` and `x.md`, `café.md` with é as one
+    code point and as `e` and a combining accent, are one arm (core/log/arm_names.py)."""
+    return one_form(normalize_id(lesson_id))
 
 
 def recording(

@@ -5,6 +5,12 @@ For each session the *last* selection event logged for its id before its session
 choose what the record shows). A propensity stored in the session record for one of its
 lessons wins over the selection's for that lesson: it is what the recorder attests was used.
 Each (session, lesson) pair counts once, and only propensities in [0, 1] count.
+
+A lesson the selection chose (to inject: dropout's withheld are not among them) that the record does not name is
+no candidacy of the session: the draw said inject it, the record says it was not, so "a candidate not injected"
+would count it among the sessions without it at 1 / (1 - P(chosen)), and it was not left out at random (its
+file renamed between `select` and `record`, when it was in fact injected under its new name; or an agent that
+left it out). A lesson's id is its path: its new name is another arm, with no propensity in that session.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from lesson_credit.core.analysis.effects import Candidacy
+from lesson_credit.core.log.events import SelectionEvent
 from lesson_credit.core.log.index import LogIndex
 from lesson_credit.core.log.snapshot import FoldData
 
@@ -28,21 +35,23 @@ def candidacies_of(index: LogIndex, data: FoldData) -> Candidacies:
     """The candidacies of a log read into `index` (whose snapshot is `data`)."""
     n_sessions = data.n_sessions
     lines = index.session_lines.view()[:n_sessions]
-    chosen: dict[int, tuple[int, dict[str, float]]] = {}  # row -> (line, propensities) of its selection
+    chosen: dict[int, tuple[int, SelectionEvent]] = {}  # row -> (line, its selection)
     for line, selection in index.selections:
         row = index.row_of(selection.session_id or "")
         if row is None or row >= n_sessions or line > int(lines[row]):
             continue
         known = chosen.get(row)
         if known is None or line > known[0]:
-            chosen[row] = (line, selection.propensity)
+            chosen[row] = (line, selection)
     out: dict[tuple[int, int], float] = {}
-    for row, (_, propensity) in chosen.items():
-        for lesson_id, p in propensity.items():
-            arm = index.find_arm(lesson_id)  # in whichever Unicode form the selection spelled it
-            if arm is not None and 0.0 <= p <= 1.0:
-                out.setdefault((row, arm), p)
     starts = data.session_start
+    for row, (_, selection) in chosen.items():
+        recorded = set(data.entry_arm[int(starts[row]) : int(starts[row + 1])].tolist())
+        unfollowed = {index.find_arm(lesson_id) for lesson_id in selection.selected} - recorded
+        for lesson_id, p in selection.propensity.items():
+            arm = index.find_arm(lesson_id)  # in whichever Unicode form the selection spelled it
+            if arm is not None and arm not in unfollowed and 0.0 <= p <= 1.0:
+                out.setdefault((row, arm), p)
     for row, props in index.propensities.items():
         if row >= n_sessions:
             continue

@@ -50,6 +50,7 @@ DROPOUT_DIR = Path("state") / "lesson-dropout"
 MAX_FILE_BYTES = 1 << 20
 MAX_FILES = 200_000
 MIN_SIDE = 2  # sessions kept and withheld before an estimate is shown (the headline needs MIN_RANDOMIZED)
+BOM = b"\xef\xbb\xbf"  # a UTF-8 byte order mark (an editor on Windows saves one): no data at a file's start
 
 
 @dataclass(frozen=True)
@@ -106,6 +107,12 @@ def _read_regular(path: Path) -> bytes:
     return data
 
 
+def _file_lines(raw: bytes) -> list[bytes]:
+    """A dropout file's lines; a byte order mark at its start is no data (its first line starts after it). One
+    anywhere else stays part of its line, which is then no JSON."""
+    return raw.removeprefix(BOM).splitlines()
+
+
 def read_dropout_logs(directory: Path, map_id: Callable[[str], str]) -> DropoutLog:
     """Every `<session_id>.jsonl` under `directory` (not recursive); empty when there is none."""
     try:
@@ -130,7 +137,7 @@ def read_dropout_logs(directory: Path, map_id: Callable[[str], str]) -> DropoutL
         except OSError as exc:
             problems.append(f"{path}: {exc.strerror or exc}; skipped")
             continue
-        for number, line in enumerate(raw.splitlines(), start=1):
+        for number, line in enumerate(_file_lines(raw), start=1):
             if not line.strip():
                 continue
             try:
@@ -246,7 +253,7 @@ def session_coins(directory: Path, session_id: str, map_id: Callable[[str], str]
     except OSError:
         return {}
     coins: dict[str, Coin] = {}
-    for number, line in enumerate(raw.splitlines(), start=1):
+    for number, line in enumerate(_file_lines(raw), start=1):
         try:
             record = decode_json(line, path, number) if line.strip() else None
         except JsonError:
@@ -408,9 +415,14 @@ def log_trial(
     its record would look like no trial. It names only the coins this trial flipped (not those an earlier
     trial of the session decided: `Selection.decided`), so each line's epsilon is that of every coin on it.
     Returns what takes the record back out, for when the
-    selection event then fails: a failed `select` leaves no trial line, so its retry leaves one."""
+    selection event then fails: a failed `select` leaves no trial line, so its retry leaves one. A select whose
+    every coin an earlier trial decided flips none: it writes no line (an empty one would claim a trial at its
+    epsilon, at which no coin was flipped); a first trial that chose nothing writes its empty line, as gptme's
+    auto-include does for a call in a trial that matched nothing."""
     earlier = set(selection.decided)
     kept = [(i, titles[i]) for i in selection.selected if i not in earlier]
     withheld = [(i, titles[i]) for i in selection.withheld if i not in earlier]
+    if earlier and not kept and not withheld:
+        return lambda: None
     line = dropout_record(selection.session_id, epsilon, kept, withheld, ts)
     return append_dropout_record(root / DROPOUT_DIR, selection.session_id, line, guard)

@@ -33,7 +33,7 @@ from array import array
 from collections import Counter, deque
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeAlias
+from typing import Any, NamedTuple, Protocol, TypeAlias
 
 from psycopg import errors as pg_errors
 
@@ -51,9 +51,9 @@ Unadded: TypeAlias = "tuple[array[int], array[int]]"
 
 _STAGE = (
     "CREATE TEMPORARY TABLE incoming (ord bigint PRIMARY KEY, type text, session_id text, event_time text,"
-    " has_json boolean, raw text, digest bytea) ON COMMIT DROP"
+    " has_json boolean, raw text, digest bytea, line bigint) ON COMMIT DROP"
 )
-_COPY = "COPY incoming (ord, type, session_id, event_time, has_json, raw, digest) FROM STDIN"
+_COPY = "COPY incoming (ord, type, session_id, event_time, has_json, raw, digest, line) FROM STDIN"
 _COPY_DIRECT = (
     "COPY lesson_credit.events (type, session_id, event_time, event, raw, agent, digest, occurrence) FROM STDIN"
 )
@@ -85,6 +85,56 @@ _UNADDED = """SELECT coalesce(string_agg(int8send(ord), '' ORDER BY ord) FILTER 
 FROM (SELECT i.ord, e.digest IS NOT NULL AS held FROM incoming AS i LEFT JOIN copies AS c ON c.ord = i.ord
     LEFT JOIN lesson_credit.events AS e ON e.digest = i.digest AND e.occurrence = coalesce(c.occurrence, 0)
     WHERE i.ord >= %s AND (e.digest IS NULL OR NOT e.xmin = (txid_current() %% 4294967296)::text::xid)) AS unadded"""
+# the first staged event (by its line) the database holds before an earlier one whose order against it decides a
+# number (see `Disagreement`: the earlier one is that of them the database holds last), or the first session event
+# of an id that the database does not hold (it holds another: the log's later line, or one not in the log): each
+# staged event's position is one probe of the events' unique index, then a sort of (session id, ord) pairs by bytes
+# and one of the ords, never of the events' text
+_DISAGREEING = """WITH placed AS (
+    SELECT i.ord, i.line, i.type, i.session_id, e.position FROM incoming AS i LEFT JOIN copies AS c ON c.ord = i.ord
+    LEFT JOIN lesson_credit.events AS e ON e.digest = i.digest AND e.occurrence = coalesce(c.occurrence, 0)
+), marked AS (
+    SELECT ord, line, type, session_id, position,
+        min(ord) FILTER (WHERE type = 'session') OVER same AS first_at,
+        min(line) FILTER (WHERE type = 'session' AND position IS NOT NULL) OVER same AS held_line,
+        max(position) FILTER (WHERE type = 'grade') OVER same_before AS grade_at,
+        max(position) FILTER (WHERE type IN ('selection', 'session')) OVER same_before AS pick_at,
+        max(position) FILTER (WHERE type = 'session') OVER before AS session_at,
+        max(position) FILTER (WHERE session_id IS NULL) OVER before AS unnamed_at
+    FROM placed
+    WINDOW same AS (PARTITION BY session_id COLLATE "C"),
+        same_before AS (same ORDER BY ord ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING),
+        before AS (ORDER BY ord ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+), found AS (
+    SELECT line, held_line AS other, NULL::bigint AS other_at, 0 AS kind FROM marked
+        WHERE type = 'session' AND ord = first_at AND position IS NULL
+    UNION ALL SELECT line, NULL, session_at, 1 FROM marked WHERE type = 'session' AND session_at > position
+    UNION ALL SELECT line, NULL, grade_at, 2 FROM marked WHERE type = 'grade' AND session_id IS NOT NULL
+        AND grade_at > position
+    UNION ALL SELECT line, NULL, pick_at, 3 FROM marked WHERE type IN ('selection', 'session')
+        AND session_id IS NOT NULL AND pick_at > position
+    UNION ALL SELECT line, NULL, unnamed_at, 4 FROM marked WHERE session_id IS NULL AND unnamed_at > position
+    ORDER BY 1 LIMIT 1
+)
+SELECT f.line, coalesce(f.other, (SELECT p.line FROM placed AS p WHERE p.position = f.other_at)), f.kind
+FROM found AS f"""
+
+
+_KINDS = ("first", "sessions", "grades", "selections", "unnamed")  # what _DISAGREEING's third column numbers
+
+
+class Disagreement(NamedTuple):
+    """Where the log's order and the database's (after the push) differ on something that decides a number. `kind`:
+    `sessions` (two session events: sessions fold in order), `grades` (two grades of one session: the later is in
+    force), `selections` (two selections of a session, or one and its record: the last before the record gives the
+    propensities), `unnamed` (two events naming no session, priors and exports: a later one replaces an earlier)
+    (`line` is the later in the log, `other` the earlier, which the database holds after it); or `first` (`line`
+    is a session's first session event, which the database does not hold: it holds the one on line `other`, or,
+    None, one the log does not have)."""
+
+    line: int
+    other: int | None
+    kind: str
 
 
 @dataclass
@@ -108,12 +158,21 @@ class PushWatch(Protocol):
         """The valid event on line `number` of the log, by its digest (the `digest` column's); `session`: its
         session id when it is a session event."""
 
-    def end(self, report: PushReport, first_added: Callable[[], int | None], unadded: Callable[[int], Unadded]) -> None:
+    def end(
+        self,
+        report: PushReport,
+        first_added: Callable[[], int | None],
+        unadded: Callable[[int], Unadded],
+        disagreeing: Callable[[], Disagreement | None] | None = None,
+    ) -> None:
         """The pass is done and its transaction not committed yet: an exception rolls it back.
         `first_added()`: the first of the pass's valid events (0, 1, ... in log order) that the push
         added, None when none; `unadded(start)`: the pass's valid events from `start` on that the push
         did not add, in log order: those the database holds (stored before), and those it refused (a
-        second session event for an id). Both are queries: asked only when needed."""
+        second session event for an id); `disagreeing()`: the first place where the database's order
+        of the log's events, this push's added, differs from the log's on what decides a number
+        (None: nowhere; the argument None: the database holds them in the log's order). All are
+        queries: asked only when needed."""
 
 
 def _rows(lines: Iterable[bytes], report: PushReport, watch: PushWatch | None = None) -> Iterator[dict[str, Any]]:
@@ -136,6 +195,7 @@ def _rows(lines: Iterable[bytes], report: PushReport, watch: PushWatch | None = 
             continue
         if watch is not None:
             watch.row(number, fields["digest"], fields["session_id"] if fields["type"] == "session" else None)
+        fields["line"] = number
         yield fields
 
 
@@ -233,6 +293,7 @@ def _staged(conn: pgconn.Connection, lines: Iterable[bytes], agent: str, watch: 
                         fields["event"] is not None,
                         fields["raw"],
                         fields["digest"],
+                        fields["line"],
                     )
                 )
                 copied += 1
@@ -242,7 +303,9 @@ def _staged(conn: pgconn.Connection, lines: Iterable[bytes], agent: str, watch: 
         report.added = max(moved.rowcount, 0)
         report.present = copied - report.added
         if watch is not None:
-            watch.end(report, lambda: _first_added(conn), lambda start: _unadded(conn, start))
+            watch.end(
+                report, lambda: _first_added(conn), lambda start: _unadded(conn, start), lambda: _disagreeing(conn)
+            )
     return report
 
 
@@ -250,6 +313,14 @@ def _first_added(conn: pgconn.Connection) -> int | None:
     """The first staged event (`ord`) this transaction added to the events table, None when none."""
     row = conn.execute(_FIRST_ADDED).fetchone()
     return None if row is None or row[0] is None else int(row[0])
+
+
+def _disagreeing(conn: pgconn.Connection) -> Disagreement | None:
+    """The first place where the database's order of the staged events differs from the log's (see `_DISAGREEING`)."""
+    row = conn.execute(_DISAGREEING).fetchone()
+    if row is None:
+        return None
+    return Disagreement(int(row[0]), None if row[1] is None else int(row[1]), _KINDS[int(row[2])])
 
 
 def _unadded(conn: pgconn.Connection, start: int) -> Unadded:

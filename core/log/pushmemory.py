@@ -27,8 +27,19 @@ only they are compared. A push compares the log's held events with them:
   from edits of the lines cut), a new event put in before remembered ones, or the events this
   workspace's pushes added in another order (the database keeps them in the order they were
   pushed: a grade moved after another of its session would count in the file, not in the
-  database; the lines another agent stored first may sit anywhere, as a pull puts them);
+  database; the lines another agent stored first may sit anywhere the next check allows, as a pull puts them);
 - otherwise the push adds nothing, and a warning says the log changed (cut, reordered, replaced).
+
+Whatever the memory says, a push that adds events asks the database where it holds each of the log's events
+(pgpush.Disagreement), and is refused (`EditedLog`) when the database's order, with the events added at its end,
+differs from the log's on what decides a number: two session events, two grades of a session, a session's selections
+and its record, two events naming no session; whoever stored them (another agent's lines moved, or stored first).
+So is a session's first session event that the database does not hold (it holds another: the log's later line, or
+one the log does not have), wherever it is: a memory written before that was checked may remember one in the part
+of the log that matches it, which the tail's check (`_shadowing`) does not see. The database is not asked when the
+pass is the memory grown at its end by events all added and the memory says its log was checked (`MAGIC`): what it
+adds goes after every event it holds, in the log's order. A memory written by a push that added nothing (not
+checked) or by an earlier version says it was not (`MAGIC_2`): the next push that adds asks.
 
 The memory is written only after the push's transaction committed (a push that failed or was
 refused leaves it as it was), and only when the log holds every event remembered in an order
@@ -44,7 +55,8 @@ edit: a push that would add events is refused, naming it (remove it to push), an
 nothing goes on with a warning. One of the previous format (digests alone) is read as every event
 held, in no order that must be kept. A caches' folder that leads out of the workspace is never used
 (each push warns). Each workspace keeps its own memory, so a second workspace pushing to the same
-database is judged by its own log alone; lines another agent stored count as stored, as before.
+database is judged by its own log alone; lines another agent stored count as stored, as before (and keep the
+database's order where it decides a number).
 
 The client holds the memory read (9 bytes per event remembered) and the digests and line numbers
 of the events that follow the part of the log that matches it, and 16 bytes per session event among them
@@ -70,9 +82,11 @@ from lesson_credit.core.base.files import read_cache, write_cache
 from lesson_credit.core.base.numbers import counted, listed
 from lesson_credit.core.base.safe_read import UnsafeFile
 from lesson_credit.core.base.sealed import seal, unseal
-from lesson_credit.core.log.pgpush import PushReport, Unadded
+from lesson_credit.core.log.pgpush import Disagreement, PushReport, Unadded
 
-MAGIC = b"lesson-credit pushed 2\n"  # 2: what the database did with each event
+MAGIC = b"lesson-credit pushed 3\n"  # 3: as 2, and the database's order of the log's events checked (see `end`)
+MAGIC_2 = b"lesson-credit pushed 2\n"  # what the database did with each event: the order not checked (an older
+# version's, or a pass whose push added nothing)
 MAGIC_1 = b"lesson-credit pushed 1\n"  # the digests alone: read as every event held (by whom, unknown)
 DIGEST_BYTES = 8  # of each event's SHA-256, the `digest` column's
 MEMORY_MAX_BYTES = 1 << 30  # 119 million events remembered: past that, no memory is read
@@ -101,10 +115,12 @@ class PushMemory:
         self.path: Path | None = self.shown if _STORE_ID.fullmatch(store_id) and not self._outside else None
         self._payload_head = f"{store_id}\n".encode()
         self.unread: str | None = None  # why a memory there could not be read (None: read, or none there)
+        self._old_checked = False  # whether the database held the memory's events in its log's order (MAGIC)
         self._old = self._read()
         self._old_raw = b"" if self._old is None else self._old[0].tobytes()  # (compared line by line)
         self.warning: str | None = None  # the log changed, but the push added nothing: one line
         self._new: bytes | None = None  # the memory of the pass whose transaction the push commits
+        self._checked = False  # whether the database holds that pass's events in its order (`_check_order`)
         self.start()
 
     def _read(self) -> tuple[Digests, Flags] | None:
@@ -123,7 +139,9 @@ class PushMemory:
         memory = _unsealed(data, self._payload_head)
         if memory is None:
             self.unread = "is damaged (its checksum or its format does not hold)"
-        return memory
+            return None
+        digests, flags, self._old_checked = memory
+        return digests, flags
 
     # ------------------------------------------------------------ PushWatch
 
@@ -146,7 +164,13 @@ class PushMemory:
             self._tail += short
             self._numbers.append(number)
 
-    def end(self, report: PushReport, first_added: Callable[[], int | None], unadded: Callable[[int], Unadded]) -> None:
+    def end(
+        self,
+        report: PushReport,
+        first_added: Callable[[], int | None],
+        unadded: Callable[[int], Unadded],
+        disagreeing: Callable[[], Disagreement | None] | None = None,
+    ) -> None:
         self.warning, self._new = None, None
         if self.unread is not None and report.added:
             raise EditedLog(
@@ -180,6 +204,7 @@ class PushMemory:
                 "`lesson-credit grade` or `undo`)"
             )
         self._judge(report, first_added, tail, flags)
+        self._check_order(report, len(tail), disagreeing)
         if shadow is not None:  # (not remembered: the memory's events are compared, not what the database refused)
             self._new = None
             said = (
@@ -240,6 +265,46 @@ class PushMemory:
                 "they are back (`store pull` writes every event the database holds)"
             )
 
+    def _check_order(
+        self, report: PushReport, tail: int, disagreeing: Callable[[], Disagreement | None] | None
+    ) -> None:
+        """Refuse a push that adds events when the database's order of the log's events, those added at its end,
+        differs from the log's on what decides a number (pgpush.Disagreement); `_checked`: whether the memory
+        written describes a log whose order was checked so. Nothing to ask when the pass is a memory so checked
+        grown at its end by events all added (the database adds them after every event it holds, in the log's
+        order; its events keep their places), the common push; nothing asked of a push that adds nothing (it
+        changes nothing: its memory is written unchecked)."""
+        old = self._old
+        grown = self._old_checked and old is not None and self._kept == len(old[0]) and report.added == tail
+        if disagreeing is None or grown:  # (None: a push into an empty store, which adds every event in order)
+            self._checked = True
+            return
+        self._checked = False
+        if report.added:
+            found = disagreeing()
+            if found is not None:
+                raise EditedLog(self._disagreement(found, report.added))
+            self._checked = True
+
+    def _disagreement(self, found: Disagreement, added: int) -> str:
+        """The one line of a push refused because the database's order of the log's events would differ from the
+        log's on what decides a number (the whole log's: lines remembered too, and lines stored by others)."""
+        store, line, other = self.store_name, found.line, found.other
+        adds = f"this push would add {counted(added, 'event')}; nothing pushed"
+        if found.kind == "first":
+            held = f"line {other}'s" if other is not None else "one this log does not have (another agent's?)"
+            return (
+                f"{self.log_name}: line {line} is a session event for a session {store} holds another session event "
+                f"of: the file counts line {line}'s, the database {held}, and {adds}. Take that line out (a "
+                "session's first session event is its record: correct a score with `lesson-credit grade` or `undo`)"
+            )
+        what, why = _ORDER_DECIDES[found.kind]
+        return (
+            f"{self.log_name}: lines {other} and {line} hold {what} that {store} holds in the other order (it keeps "
+            f"events in the order they were stored: another agent's may come first), and {why}: the file and the "
+            f"database would differ; {adds}. Put those lines in the database's order (`store pull` writes it)"
+        )
+
     def _lines(self, held_at: npt.NDArray[np.intp], differ: npt.NDArray[np.intp]) -> str:
         """`line 2`, `lines 2 and 5`, `lines 2, 5, 7 and 40 more`: the first lines of the places that differ."""
         names = [str(self._numbers[held_at[at]]) for at in differ[:NAMED_LINES]]
@@ -299,13 +364,22 @@ class PushMemory:
         `end` took it (see the module docstring). A memory that cannot be written is set aside
         (core/base/files.py): the command warns."""
         if self.path is not None and self._new is not None:
-            write_cache(self.path, seal(MAGIC, self._payload_head + self._new))
+            write_cache(self.path, seal(MAGIC if self._checked else MAGIC_2, self._payload_head + self._new))
 
 
-def _unsealed(data: bytes, head: bytes) -> tuple[Digests, Flags] | None:
-    """The digests and flags a memory's bytes hold (a memory of the previous format: every event held,
-    and in no order that must be kept), None when they do not hold (damaged)."""
-    for magic, width in ((MAGIC, DIGEST_BYTES + 1), (MAGIC_1, DIGEST_BYTES)):
+_ORDER_DECIDES = {  # Disagreement.kind -> (the two events, why their order decides a number)
+    "sessions": ("two session events", "sessions fold in that order"),
+    "grades": ("two grades of one session", "the later grade is the one in force"),
+    "selections": ("a session's selections or its record", "its last selection before its record counts"),
+    "unnamed": ("two events naming no session (priors, exports)", "a later prior or export replaces an earlier one"),
+}
+
+
+def _unsealed(data: bytes, head: bytes) -> tuple[Digests, Flags, bool] | None:
+    """The digests and flags a memory's bytes hold (a memory of the first format: every event held,
+    and in no order that must be kept), and whether their order was checked; None when they do not hold
+    (damaged)."""
+    for magic, width in ((MAGIC, DIGEST_BYTES + 1), (MAGIC_2, DIGEST_BYTES + 1), (MAGIC_1, DIGEST_BYTES)):
         try:
             payload = bytes(unseal(magic, data))
         except ValueError:
@@ -320,7 +394,7 @@ def _unsealed(data: bytes, head: bytes) -> tuple[Digests, Flags] | None:
             flags = np.frombuffer(body, dtype=np.uint8, offset=count * DIGEST_BYTES)
         if odd or np.any(flags > REFUSED):
             return None
-        return np.frombuffer(body, dtype=np.uint64, count=count), flags
+        return np.frombuffer(body, dtype=np.uint64, count=count), flags, magic == MAGIC
     return None
 
 

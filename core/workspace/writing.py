@@ -16,6 +16,7 @@ from lesson_credit.core.base.clock import iso
 from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.base.files import StoredUnread, StoreError, reading_back, set_aside_notices
 from lesson_credit.core.base.ids import one_form, unicode_form_name, unicode_forms
+from lesson_credit.core.base.numbers import listed
 from lesson_credit.core.grading import GradeAppended
 from lesson_credit.core.log.stores import record_lock
 from lesson_credit.core.model.kinds import kind_of
@@ -167,6 +168,8 @@ class Writing(GptmeFiles):
                     f"session {session_id!r} was selected for category {selection.category!r} and is recorded as "
                     f"{new.category!r} (--category): its lessons were chosen for {selection.category}"
                 )
+            if gone := self._gone(new.left_out(selected)):
+                self.warnings.append(_gone_warning(session_id, gone))
             event = new.event(settings, propensity, timestamp or iso(self.clock()), selected)
             self.warnings.extend(self._append(event, locked=held))
         if not new.journal.strip():  # logged as given; most likely the wrong file, or one not yet written
@@ -178,6 +181,13 @@ class Writing(GptmeFiles):
             raise
         except StoreError as exc:  # (the log not read back under the lock: it could not be taken)
             raise StoredUnread.after(exc) from None
+
+    def _gone(self, lesson_ids: Sequence[str]) -> list[str]:
+        """Those of `lesson_ids` (a selection's) that the library no longer has, in any Unicode form."""
+        if not lesson_ids:
+            return []
+        library = {one_form(lesson_id) for lesson_id in self.library().by_id()}
+        return [lesson_id for lesson_id in lesson_ids if one_form(lesson_id) not in library]
 
     def _selection_of(self, session_id: str) -> tuple[str, SelectionEvent | None]:
         """The id a session is recorded under and its latest selection: its own, else one logged under another
@@ -363,3 +373,15 @@ def _same_kind(selected: str | None, recorded: str | None) -> bool:
     """Whether a record's category is the kind of work its selection was made for (or the selection had
     none), compared as the estimates compare kinds (`kind_of`: stripped, str.lower'd; `Code` is `code`)."""
     return selected is None or kind_of(recorded) == kind_of(selected)
+
+
+def _gone_warning(session_id: str, gone: Sequence[str]) -> str:
+    """What `record` says of lessons its session's selection chose that the library no longer has and it does not
+    name (core/analysis/candidacy.py)."""
+    them = "it" if len(gone) == 1 else "them"
+    return (
+        f"session {session_id!r} was selected with {listed([repr(i) for i in gone], 3)}, which the library no longer "
+        f"has and this record does not name (renamed since `select`?): the effect estimates weigh {them} in this "
+        "session neither as injected nor as not, and a lesson renamed is another lesson (its new name gets no "
+        "propensity)"
+    )

@@ -289,3 +289,30 @@ def test_a_failed_select_takes_back_its_own_trial_line_only(
     with pytest.raises(StoreError):
         Workspace(root, clock=fixed_clock).select("alpha beta gamma", session_id="t1", seed=3, dropout=0.5)
     assert trial.read_text() == before + theirs  # ours gone, gptme's kept, in order
+
+
+def test_a_second_select_whose_coins_were_all_decided_writes_no_trial_line(tmp_path: Path) -> None:
+    """A hook run twice with its epsilon raised: `select --dropout 0.5`, then `select --dropout 0.9` for the same
+    session, both choosing all three lessons (k >= 3), so the second keeps every coin the first flipped and flips
+    none. Before, it still appended a line naming no lesson at epsilon 0.9: a trial at an epsilon at which no coin
+    was flipped. The log now holds the first line alone."""
+    root = make_workspace(tmp_path, lessons=LESSONS)
+    context = tmp_path / "ctx.txt"
+    context.write_text("alpha beta gamma")
+    args = ["-w", str(root), "--context", str(context), "--session-id", "d1", "--json"]
+    code, out, err = run_cli("select", *args, "--seed", "1", "--dropout", "0.5")
+    assert code == 0, err
+    log_file = root / "state" / "lesson-dropout" / "d1.jsonl"
+    lines = log_file.read_bytes()
+    assert lines.count(b"\n") == 1
+    code, out, err = run_cli("select", *args, "--seed", "7", "--dropout", "0.9")
+    assert code == 0, err
+    assert set(json.loads(out)["selected"]) | set(json.loads(out)["withheld"]) == {A, B, C}
+    assert log_file.read_bytes() == lines
+    # a first trial that chose nothing writes its line (gptme's auto-include logs a call that matched nothing)
+    context.write_text("nothing matches here")
+    code, out, err = run_cli("select", "-w", str(root), "--context", str(context), "--session-id", "d2",
+                             "--dropout", "0.5", "--json")  # fmt: skip
+    assert code == 0 and json.loads(out)["selected"] == [], err
+    line = json.loads((root / "state" / "lesson-dropout" / "d2.jsonl").read_text())
+    assert (line["matched"], line["withheld"], line["epsilon"]) == ([], [], 0.5)

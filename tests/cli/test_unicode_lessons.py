@@ -172,3 +172,29 @@ def test_a_dropout_log_naming_a_lesson_the_library_lacks_in_the_other_form_is_th
     randomized = rows[f"gone/{NFC}"]["randomized"]
     assert (randomized["n_kept"], randomized["n_withheld"]) == (4, 4)
     assert randomized["estimate"] == pytest.approx(-0.1)
+
+
+@pytest.mark.parametrize(("selected_as", "file_now"), [(NFD, NFC), (NFC, NFD)], ids=["NFD-then-NFC", "NFC-then-NFD"])
+def test_record_finds_the_selections_lesson_spelled_in_the_other_form(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], selected_as: str, file_now: str
+) -> None:
+    """`select` on a machine whose file name is in one form logs the lesson so; `record` where the checkout has it
+    in the other (a Mac's NFD, Linux's NFC) names the library's spelling. Before, the record matched the
+    selection's lessons by exact spelling: the lesson got no propensity and no `included: before` mark, and
+    `--during` took a lesson the selection chose as one included during the session (out of the effect
+    estimates' treatment). By hand: the only candidate, chosen with k 1, has propensity 1."""
+    ws = workspace(tmp_path, selected_as)
+    (ws / "ctx.txt").write_text("deploy\n", encoding="utf-8")
+    select = ["select", "-w", str(ws), "--context", str(ws / "ctx.txt"), "--k", "1", "--seed", "1"]
+    chosen = run_json(capsys, *select, "--session-id", "s1")
+    assert chosen["selected"] == [selected_as] and chosen["propensity"] == {selected_as: 1.0}
+    run_json(capsys, *select, "--session-id", "s2")
+    (ws / "lessons" / selected_as).rename(ws / "lessons" / file_now)
+    argv = ["record", "-w", str(ws), "--journal", str(ws / "j.md"), "--reward", "0.5"]
+    code, _, err = run(capsys, *argv, "--session-id", "s1", "--lessons", file_now)
+    assert code == 0, err
+    event = json.loads((ws / LOG_REL).read_text(encoding="utf-8").splitlines()[-1])
+    assert event["lessons"][0]["path"] == file_now
+    assert (event["lessons"][0].get("propensity"), event["lessons"][0].get("included")) == (1.0, "before")
+    code, out, err = run(capsys, *argv, "--session-id", "s2", "--lessons", "--during", file_now)
+    assert (code, out) == (1, "") and "chosen before the session by its select event" in err, (code, out, err)

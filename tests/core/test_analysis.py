@@ -434,6 +434,28 @@ def test_propensity_in_the_session_record_is_used(tmp_path: Path) -> None:
     assert a.delta_ipw is None  # no untreated candidates
 
 
+def test_a_lesson_the_selection_chose_and_the_record_does_not_name_is_no_candidate(tmp_path: Path) -> None:
+    # s0's selection chose A (0.6) over B (0.3, a candidate not chosen); the record names C alone (A renamed C
+    # since, say). B stays a candidate left out at random; A is no candidate of s0 (before: one not injected, at
+    # 0.6); C was none. s1 follows its selection: A chosen and injected (0.6), B left out (0.3). s2 (no selection)
+    # names B, so that B is an arm of the log (a lesson no session names has no candidacy). By hand:
+    chose_a = {"candidates": [A, B], "selected": [A], "propensity": {A: 0.6, B: 0.3}}
+    events = [
+        {"type": "selection", "session_id": "s0", **chose_a},
+        session("s0", 0.4, {C: 0.5}),
+        {"type": "selection", "session_id": "s1", **chose_a},
+        session("s1", 0.7, {A: 0.5}),
+        session("s2", 0.5, {B: 0.5}),
+    ]
+    ws = Workspace(make_workspace(tmp_path, lessons=LESSONS, events=events), clock=fixed_clock)
+    arms = ws.data().arm_ids
+    assert sorted((c.session_row, arms[c.arm], c.propensity) for c in ws.candidacies()) == [
+        (0, B, 0.3),
+        (1, A, 0.6),
+        (1, B, 0.3),
+    ]
+
+
 def test_a_lesson_listed_twice_counts_once(tmp_path: Path) -> None:
     # s0..s5 list A twice; the lift is the same as with A listed once
     # (A's sessions spread over the log, not a switch at its start: the order moves no mean)

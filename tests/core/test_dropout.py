@@ -151,3 +151,28 @@ def test_taking_back_a_trial_line_finds_it_after_a_line_gptme_appended_just_befo
     assert log.read_bytes() == before + theirs + ours  # (ours landed after gptme's)
     take_back()
     assert log.read_bytes() == before + theirs  # ours gone, gptme's kept, in order
+
+
+def test_a_byte_order_mark_at_a_dropout_files_start_is_no_data(tmp_path: Path) -> None:
+    """A dropout file saved by an editor on Windows starts with a UTF-8 byte order mark. Before, its first line
+    was "invalid JSON": skipped, so the session's first coin for A (withheld) was lost and the second line's
+    (kept, after trouble brought A up again) counted, on the kept side; a second select kept that coin too. By
+    hand: line 1 withholds A at epsilon 0.3 and keeps B; line 2 keeps A. A is withheld, B kept, nothing skipped.
+    A mark anywhere else is no part of the format: that line is still not JSON."""
+    from lesson_credit.core.analysis.dropout import session_coins
+
+    folder = tmp_path / "lesson-dropout"
+    folder.mkdir()
+    first, second = gptme_line("s1", [B], [A]), gptme_line("s1", [A], [])
+    (folder / "s1.jsonl").write_bytes(b"\xef\xbb\xbf" + (json.dumps(first) + "\n" + json.dumps(second) + "\n").encode())
+
+    def to_id(raw: str) -> str:
+        return raw.rsplit("lessons/", 1)[-1]
+
+    log = read_dropout_logs(folder, to_id)
+    assert log.problems == ()
+    assert (set(log.sessions["s1"].kept), set(log.sessions["s1"].withheld)) == ({B}, {A})
+    assert session_coins(folder, "s1", to_id) == {A: (False, 0.3), B: (True, 0.3)}  # (kept, epsilon)
+    (folder / "s2.jsonl").write_bytes((json.dumps(gptme_line("s2", [A], [])) + "\n").encode() + b"\xef\xbb\xbf{}\n")
+    (problem,) = read_dropout_logs(folder, to_id).problems
+    assert problem.startswith(f"{folder / 's2.jsonl'}:2: "), problem

@@ -464,6 +464,32 @@ def test_select_logs_event_and_record_copies_propensity(select_ws: Path) -> None
     assert session_event(select_ws, LOG_REL, "run-1").propensities == (sel.propensity["a/git.md"], None)
 
 
+def test_a_lesson_renamed_between_select_and_record_is_no_candidate_of_that_session(select_ws: Path) -> None:
+    """`a/git.md` chosen by the selection (k 3 of 3 candidates: each chosen for sure, propensity 1), then renamed
+    `a/git-flow.md` before the record, which names the new file. A lesson's id is its path: the new name is another
+    arm, with no propensity. Before, the effect estimates kept `a/git.md` as a candidate of the session that was not
+    injected (weighed among the sessions without it at 1 / (1 - p)) though it was injected under its new name; the
+    selection's claim is now not counted for it, and `record` says so."""
+    ws = ws_at(select_ws)
+    ws.record("s0", select_ws / "j.txt", ["a/git.md"], reward=0.5)  # the arm exists before the rename
+    sel = ws.select(CONTEXT, k=3, seed=11, session_id="run-1")
+    assert sorted(sel.selected) == ["a/force.md", "a/git.md", "a/quote.md"]
+    assert sel.propensity == {"a/force.md": 1.0, "a/git.md": 1.0, "a/quote.md": 1.0}
+    (select_ws / "lessons" / "a" / "git.md").rename(select_ws / "lessons" / "a" / "git-flow.md")
+    ws = ws_at(select_ws)
+    ws.record("run-1", select_ws / "j.txt", ["a/force.md", "a/quote.md", "a/git-flow.md"], reward=1.0)
+    (said,) = [w for w in ws.warnings if "run-1" in w]
+    assert said.startswith("session 'run-1' was selected with 'a/git.md', which the library no longer has and "), said
+    lessons = {e["path"]: e.get("propensity") for e in log_records(select_ws)[-1]["lessons"]}
+    assert lessons == {"a/force.md": 1.0, "a/quote.md": 1.0, "a/git-flow.md": None}
+    arms = ws.data().arm_ids
+    # by hand: run-1 is row 1; its candidacies are the two lessons chosen and injected under their names
+    assert sorted((c.session_row, arms[c.arm], c.propensity) for c in ws.candidacies()) == [
+        (1, "a/force.md", 1.0),
+        (1, "a/quote.md", 1.0),
+    ]
+
+
 def test_select_uses_configured_k(select_ws: Path) -> None:
     path = select_ws / CONFIG_REL
     path.parent.mkdir(parents=True)

@@ -97,11 +97,13 @@ def test_lines_another_agent_stored_count_as_stored(
     capsys: pytest.CaptureFixture[str], ws_root: Path, pg_url: str, tmp_path: Path
 ) -> None:
     other = PgStore(pg_url, agent="other")
-    other.append(S2)  # the log's line 3, stored by another agent first
+    # the log's line 1, stored by another agent first: where the database holds it (sessions fold in order: after
+    # s1 it is refused, tests/pg/test_pg_push_order.py)
+    other.append(S2)
     other.append(grade("s2", 0.6))  # not in the log
     other.close()
     log = log_path(ws_root)
-    log.write_bytes(S1 + grade("s1", 0.9) + S2)
+    log.write_bytes(S2 + S1 + grade("s1", 0.9))
     out = push(capsys, ws_root, pg_url)
     assert (out["added"], out["present"]) == (2, 1)
     # a second workspace with the same first lines pushes to the same database: nothing new but its grade

@@ -134,22 +134,24 @@ def test_a_pulled_log_holding_a_line_another_agent_stored_first_pushes_its_new_l
     capsys: pytest.CaptureFixture[str], ws_root: Path, pg_url: str, tmp_path: Path
 ) -> None:
     # the database's order is not the log's for a line another agent stored before this workspace pushed it
-    # (S2 here): a pull puts it first. Only the lines this workspace's pushes added keep their order
+    # (s2's grade here, whose order against s1's lines decides nothing): a pull puts it before them. Only the lines
+    # this workspace's pushes added keep their order (and those whose order decides a number: test_pg_push_order)
     other = PgStore(pg_url, agent="other")
     other.append(S2)
+    other.append(grade("s2", 0.6))
     other.close()
     log = log_path(ws_root)
-    log.write_bytes(S1 + grade("s1", 0.9) + S2)
+    log.write_bytes(S2 + S1 + grade("s1", 0.9) + grade("s2", 0.6))
     out = push(capsys, ws_root, pg_url)
-    assert (out["added"], out["present"]) == (2, 1)
+    assert (out["added"], out["present"]) == (2, 2)
     pulled = tmp_path / "pulled.jsonl"
     code, _, err = run(capsys, "store", "pull", str(pulled), "-w", str(ws_root), "--store", pg_url)
     assert code == 0, err
-    assert pulled.read_bytes() == S2 + S1 + grade("s1", 0.9)  # by hand: the database's order
+    assert pulled.read_bytes() == S2 + grade("s2", 0.6) + S1 + grade("s1", 0.9)  # by hand: the database's order
     log.write_bytes(pulled.read_bytes() + grade("s1", 0.5))
     out = push(capsys, ws_root, pg_url)
-    assert (out["added"], out["present"], out["warnings"]) == (1, 3, [])
-    assert rewards(pg_url) == [0.4, None, 0.9, 0.5]
+    assert (out["added"], out["present"], out["warnings"]) == (1, 4, [])
+    assert rewards(pg_url) == [0.4, 0.6, None, 0.9, 0.5]
 
 
 def memory_path(root: Path) -> Path:
@@ -258,9 +260,12 @@ def test_two_workspaces_each_keep_the_order_of_the_lines_their_own_pushes_added(
     out = push(capsys, second, pg_url)
     assert (out["added"], out["present"]) == (1, 3)  # only s2 is the second workspace's own
     # the second workspace swaps the shared grades (the first workspace stored them: their order in the
-    # database is the first's) and grades on: pushed, as a pulled log's lines stored by another are
+    # database is the first's) and grades on: before, pushed (0.9 in force in its file, 0.2 in the database); now
+    # refused, as the order of two grades of one session decides which is in force (tests/pg/test_pg_push_order.py)
     swapped = S1 + grade("s1", 0.2) + grade("s1", 0.9) + S2
     log_path(second).write_bytes(swapped + grade("s2", 0.5))
+    assert "lines 2 and 3 hold two grades of one session" in refused(capsys, second, pg_url)
+    log_path(second).write_bytes(shared + S2 + grade("s2", 0.5))  # back in the database's order: pushed
     out = push(capsys, second, pg_url)
     assert (out["added"], out["present"], out["warnings"]) == (1, 4, [])
     # the first workspace swapping the same two lines, its own, and growing: refused
