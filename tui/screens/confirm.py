@@ -24,7 +24,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from lesson_credit.core.api import HUMAN
-from lesson_credit.tui.keys import KeyRouter, Typed
+from lesson_credit.tui.keys import KeyRouter, Typed, escape_and_key
 from lesson_credit.tui.messages import ToastHolderClosed
 from lesson_credit.tui.records_views import SessionOutside
 from lesson_credit.tui.screens.base import screen_css
@@ -143,9 +143,13 @@ def _router(screen: ConfirmScreen) -> KeyRouter | None:
 
 
 def key_name(event: Typed) -> str:
-    """A key as the operator typed it: its character, else its name (`enter`, `escape`); a paste says so."""
+    """A key as the operator typed it: its character, else its name (`enter`, `escape`); a paste says so. Escape
+    and the key typed with it, read as one key by the terminal's parser (alt+n), are both named: `escape n`."""
     if not isinstance(event, events.Key):
         return "(paste)"
+    split = escape_and_key(event)
+    if split is not None:
+        return f"escape {key_name(split[1])}"
     character = event.character
     return (
         character if character and len(character) == 1 and character.isprintable() and character != " " else event.key
