@@ -18,6 +18,7 @@ from textual.app import App
 from textual.dom import DOMNode
 from textual.message import Message
 from textual.message_pump import MessagePump
+from textual.notifications import Notification
 from textual.widgets import DataTable
 from textual.widgets.data_table import CellDoesNotExist, ColumnKey, RowKey
 
@@ -41,6 +42,24 @@ def trim_toasts(app: App[object], keep: int) -> None:
     for notification in repeated + (infos + others)[:excess]:
         app._unnotify(notification, refresh=False)
     app._refresh_notifications()
+
+
+def take_toasts(app: App[object]) -> list[Notification]:
+    """The toasts on show (not yet expired), in the order raised, taken off the app and every screen: their time
+    no longer runs.
+
+    Why private: Textual keeps its toasts in `App._notifications`; the public API can only add a toast or
+    dismiss them all (`clear_notifications`, used here), not read them. A screen's rack drops a toast the app
+    no longer holds when that screen is next on top, but leaves the `ToastHolder` around it (the toast's own
+    expiry removes both): a blank line above the toasts shown after it, so the holders go here."""
+    from textual.widgets._toast import Toast, ToastHolder
+
+    live = [n for n in app._notifications if not n.has_expired]
+    app.clear_notifications()
+    for screen in app.screen_stack:  # (Textual's rack drops a toast it no longer holds but keeps its holder: a gap)
+        for toast in screen.query(Toast):
+            (toast.parent if isinstance(toast.parent, ToastHolder) else toast).remove()
+    return live
 
 
 def binds_itself(node: DOMNode, keys: list[str]) -> bool:

@@ -4,8 +4,8 @@ It is answered only by keys typed after it appeared (`asked_at`, stamped when it
 keys typed before it wait, named in the dialog, and go on to the screen under it after a yes; a no
 drops them, saying which (tui/keys.py).
 
-No toast shows over it (confirm.tcss): it is read whole, at 80x24 too; the toasts still on show come
-back on the screen under it once it is answered, and those raised while it is up are held until then
+No toast shows over it (confirm.tcss): it is read whole, at 80x24 too; the toasts on show when it comes
+up, with the time each has left, and those raised while it is up are held and shown once it is answered
 (HOLDS_TOASTS: tui/held_toasts.py). A key it does not take is refused in the dialog.
 """
 
@@ -25,7 +25,7 @@ from textual.widgets import Button, Static
 
 from lesson_credit.core.api import HUMAN
 from lesson_credit.tui.keys import KeyRouter, Typed, escape_and_key
-from lesson_credit.tui.messages import ToastHolderClosed
+from lesson_credit.tui.messages import ToastHoldersChanged
 from lesson_credit.tui.records_views import SessionOutside
 from lesson_credit.tui.screens.base import screen_css
 from lesson_credit.tui.screens.dialog_toasts import ToastsAsBelow
@@ -74,6 +74,7 @@ class ConfirmScreen(ToastsAsBelow, ModalScreen[bool]):
                 yield Button("No (esc)", variant="primary", id="confirm-no")
 
     def on_mount(self) -> None:
+        self.app.post_message(ToastHoldersChanged())  # (on the stack: the toasts on show are held, their time kept)
         self.query_one("#confirm-no", Button).focus()
         self.query_one("#confirm-typed-ahead", Static).display = False
         self.query_one("#confirm-refused", Static).display = False
@@ -116,7 +117,7 @@ class ConfirmScreen(ToastsAsBelow, ModalScreen[bool]):
         line.display = True
 
     def on_unmount(self) -> None:
-        self.app.post_message(ToastHolderClosed())  # (off the stack: the toasts held meanwhile show)
+        self.app.post_message(ToastHoldersChanged())  # (off the stack: the toasts held meanwhile show)
 
     async def action_answer(self, answer: bool) -> None:
         on_answer, self.on_answer = self.on_answer, None  # once, whatever else is pressed
