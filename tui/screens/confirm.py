@@ -31,6 +31,7 @@ from lesson_credit.tui.screens.base import screen_css
 from lesson_credit.tui.screens.dialog_toasts import ToastsAsBelow
 from lesson_credit.tui.text import fmt_grade, one_line
 from lesson_credit.tui.textual_private import event_clock
+from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.writes import OPERATOR
 
 SHOWN_KEYS = 24  # the keys typed ahead a dialog names; more are counted
@@ -72,6 +73,7 @@ class ConfirmScreen(ToastsAsBelow, ModalScreen[bool]):
             with Horizontal(id="confirm-buttons"):
                 yield Button("Yes (y)", variant="warning", id="confirm-yes")
                 yield Button("No (esc)", variant="primary", id="confirm-no")
+        yield KeyFooter()  # over the screen's below: its keys do nothing here
 
     def on_mount(self) -> None:
         self.app.post_message(ToastHoldersChanged())  # (on the stack: the toasts on show are held, their time kept)
