@@ -29,7 +29,8 @@ def trim_toasts(app: App[object], keep: int) -> None:
 
     Why private: Textual keeps its toasts in `App._notifications`, dismisses one with
     `App._unnotify` and redraws them with `App._refresh_notifications`; the public API can only
-    add a toast (`notify`) or dismiss them all (`clear_notifications`)."""
+    add a toast (`notify`) or dismiss them all (`clear_notifications`). A toast's widget is `Toast` in a
+    `ToastHolder` (textual.widgets._toast), which the rack leaves behind (`_remove_toasts`)."""
     live = [n for n in app._notifications if not n.has_expired]
     newest = {(n.title, n.message, n.severity): n for n in live}  # (the latest of each wins)
     repeated = [n for n in live if newest[(n.title, n.message, n.severity)] is not n]
@@ -39,9 +40,23 @@ def trim_toasts(app: App[object], keep: int) -> None:
         return
     infos = [n for n in live if n.severity == "information"]
     others = [n for n in live if n.severity != "information"]
-    for notification in repeated + (infos + others)[:excess]:
+    dropped = repeated + (infos + others)[:excess]
+    for notification in dropped:
         app._unnotify(notification, refresh=False)
+    _remove_toasts(app, {n.identity for n in dropped})
     app._refresh_notifications()
+
+
+def _remove_toasts(app: App[object], identities: set[str] | None = None) -> None:
+    """The toasts of these notifications (None: all) off every screen, each with the `ToastHolder` around it.
+    Textual's rack drops a toast the app no longer holds but keeps its holder (the toast's own expiry removes
+    both), which drew the toasts shown after it a line lower, under an empty one."""
+    from textual.widgets._toast import Toast, ToastHolder
+
+    for screen in app.screen_stack:
+        for toast in screen.query(Toast):
+            if identities is None or toast._notification.identity in identities:
+                (toast.parent if isinstance(toast.parent, ToastHolder) else toast).remove()
 
 
 def take_toasts(app: App[object]) -> list[Notification]:
@@ -49,16 +64,10 @@ def take_toasts(app: App[object]) -> list[Notification]:
     no longer runs.
 
     Why private: Textual keeps its toasts in `App._notifications`; the public API can only add a toast or
-    dismiss them all (`clear_notifications`, used here), not read them. A screen's rack drops a toast the app
-    no longer holds when that screen is next on top, but leaves the `ToastHolder` around it (the toast's own
-    expiry removes both): a blank line above the toasts shown after it, so the holders go here."""
-    from textual.widgets._toast import Toast, ToastHolder
-
+    dismiss them all (`clear_notifications`, used here), not read them; their widgets go as in `trim_toasts`."""
     live = [n for n in app._notifications if not n.has_expired]
     app.clear_notifications()
-    for screen in app.screen_stack:  # (Textual's rack drops a toast it no longer holds but keeps its holder: a gap)
-        for toast in screen.query(Toast):
-            (toast.parent if isinstance(toast.parent, ToastHolder) else toast).remove()
+    _remove_toasts(app)
     return live
 
 
