@@ -16,6 +16,7 @@ from textual.widgets import Static
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.confirm import ConfirmScreen
+from lesson_credit.tui.screens.lesson_pick import LessonPickScreen
 from lesson_credit.tui.screens.lesson_rewards import LessonRewardsScreen
 from lesson_credit.tui.screens.sessions import SessionsScreen
 from lesson_credit.tui.widgets.key_footer import KeyFooter
@@ -239,3 +240,19 @@ async def test_a_question_has_a_footer_of_its_own(workspace: Workspace, size: tu
         line = footer_line(app)
         assert line.split()[:4] == ["y", "Yes", "esc", "No"], line
         assert "Draft" not in line and "Commit" not in line and "Quit" not in line, line
+
+
+async def test_the_lesson_pick_has_a_footer_of_its_own(workspace: Workspace) -> None:
+    """Health's enter on a finding that names several lessons asks which to open: under that list the bottom line
+    showed Health's keys (`^r Re-read, re-check ⏎ Open its session or lesson q Quit`), ctrl+r doing nothing there.
+    It says the list's own keys."""
+    app = LessonCreditApp(workspace, seed=0, poll_seconds=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        burst(pilot, "h")
+        await settle(pilot)
+        await app.push_screen(LessonPickScreen(["testing/run-tests.md", "workflow/small-commits.md"], "broad-keywords"))
+        await settle(pilot)
+        line = footer_line(app)
+        assert line.startswith("⏎ Open over time esc Back"), line
+        assert "Re-read" not in line, line
