@@ -31,7 +31,7 @@ from lesson_credit.tui.keys import KeyRouter
 from lesson_credit.tui.messages import (
     FirstViewShown,
     SourceChanged,
-    ToastHolderClosed,
+    ToastHoldersChanged,
     WorkFailed,
     WorkspaceWritten,
 )
@@ -324,17 +324,18 @@ class LessonCreditApp(AppWrites, App[None]):
         timeout: float | None = None,
         markup: bool = True,
     ) -> None:
-        """Textual's notify; errors and warnings last twice as long as a confirmation."""
+        """Textual's notify; errors and warnings last twice as long as a confirmation. Held while a question or
+        the help is up; once none is, those held are shown first (they are older)."""
         if timeout is None and severity != "information":
             timeout = 2 * TOAST_SECONDS
-        if self.held_toasts.hold(self, message=message, title=title, severity=severity, timeout=timeout, markup=markup):
-            return  # (a question is up: shown once it is answered)
-        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+        toast = {"message": message, "title": title, "severity": severity, "timeout": timeout, "markup": markup}
+        for shown in self.held_toasts.to_show(self, toast):
+            super().notify(**shown)
 
-    @on(ToastHolderClosed)
-    def _toast_holder_closed(self) -> None:
-        for toast in self.held_toasts.release():
-            self.notify(**toast)
+    @on(ToastHoldersChanged)
+    def _toast_holders_changed(self) -> None:
+        for toast in self.held_toasts.changed(self):
+            super().notify(**toast)
 
     @on(Notify)
     def _toast_added(self) -> None:

@@ -295,29 +295,14 @@ class KeyRouter:
     def _escape_then_key(self, event: Typed) -> tuple[events.Key, events.Key] | None:
         """Escape and the key typed with it, when `event` is both as the terminal's parser read them and
         nothing on the screen binds it (see the module doc); None when it is a key of its own."""
-        if not isinstance(event, events.Key):
+        split = escape_and_key(event)
+        if split is None or not isinstance(event, events.Key):
             return None
-        character = event.character if event.character and len(event.character) == 1 else None
-        key: events.Key | None = None
-        if event.key.startswith("alt+"):
-            last = event.key.rsplit("+", 1)[1]
-            typed_key = event.key.removeprefix("alt+")
-            if len(typed_key) > 1 and character is not None and not typed_key.startswith("shift+"):
-                key = events.Key(typed_key, character)  # a named key typed after Escape: enter, slash, ctrl+q, ...
-            elif typed_key in NO_CHARACTER_AFTER_ESCAPE:  # one reported with no character: alt+tab, alt+]
-                key = events.Key(typed_key, key_to_character(typed_key))
-            else:
-                typed = character or (last if len(last) == 1 else None)
-                if typed is not None and "shift+" in event.key:
-                    typed = typed.upper()
-                key = character_key(typed) if typed is not None else None
-        if key is None or any(alias in self.app.screen.active_bindings for alias in event.aliases):
+        if any(alias in self.app.screen.active_bindings for alias in event.aliases):
             return None
-        escape = events.Key("escape", "\x1b")
-        for split in (escape, key):
-            split.set_sender(self.app)
-            split.time = event.time  # typed when the two arrived (a question compares the times)
-        return escape, key
+        for key in split:
+            key.set_sender(self.app)
+        return split
 
     # ---------------------------------------------------------------- settling
 
@@ -372,3 +357,30 @@ class KeyRouter:
         finally:
             if task is not None:
                 task.remove_done_callback(done)
+
+
+def escape_and_key(event: Typed) -> tuple[events.Key, events.Key] | None:
+    """Escape and the key typed with it, when the terminal's parser read the two as one key (`alt+n`: see the
+    module doc), each stamped with the time they arrived; None for a key typed alone. The dashboard binds no
+    Alt+key, so a dialog naming the keys typed ahead names both (`escape n`), as the router hands them on."""
+    if not isinstance(event, events.Key) or not event.key.startswith("alt+"):
+        return None
+    character = event.character if event.character and len(event.character) == 1 else None
+    last = event.key.rsplit("+", 1)[1]
+    typed_key = event.key.removeprefix("alt+")
+    key: events.Key | None
+    if len(typed_key) > 1 and character is not None and not typed_key.startswith("shift+"):
+        key = events.Key(typed_key, character)  # a named key typed after Escape: enter, slash, ctrl+q, ...
+    elif typed_key in NO_CHARACTER_AFTER_ESCAPE:  # one reported with no character: alt+tab, alt+]
+        key = events.Key(typed_key, key_to_character(typed_key))
+    else:
+        typed = character or (last if len(last) == 1 else None)
+        if typed is not None and "shift+" in event.key:
+            typed = typed.upper()
+        key = character_key(typed) if typed is not None else None
+    if key is None:
+        return None
+    escape = events.Key("escape", "\x1b")
+    for split in (escape, key):
+        split.time = event.time  # typed when the two arrived (a question compares the times)
+    return escape, key

@@ -71,6 +71,6 @@ class FirstViewShown(Message):
     first view: the app starts what can wait until then."""
 
 
-class ToastHolderClosed(Message):
-    """A screen that holds the toasts (a yes/no question, help) left the stack: those held while it was up are
-    shown (tui/held_toasts.py)."""
+class ToastHoldersChanged(Message):
+    """A screen that holds the toasts (a yes/no question, help) came onto the stack (the toasts on show are held
+    with the time they have left) or left it (those held are shown, once none is up): tui/held_toasts.py."""

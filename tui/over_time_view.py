@@ -39,9 +39,10 @@ class OverTimeView:
         if not over.windows:
             return f"Nothing to show over time: {over.reason or 'no graded sessions'}."
         count = len(over.windows)
+        fewest, more = divmod(over.injected, count)  # windows hold as many of its injections each, up to one
+        each = f"{fewest} or {fewest + 1}" if more else f"{fewest}"
         cut = (
-            f"{count} windows of the {over.graded} graded sessions, about {round(over.injected / count)} of its "
-            f"{over.injected} each"
+            f"{count} windows of the {over.graded} graded sessions, {each} of its {over.injected} each"
             if count > 1
             else f"one window: {counted(over.injected, 'graded session')} with it, too few to cut"
         )

@@ -18,6 +18,7 @@ from textual.app import App
 from textual.dom import DOMNode
 from textual.message import Message
 from textual.message_pump import MessagePump
+from textual.notifications import Notification
 from textual.widgets import DataTable
 from textual.widgets.data_table import CellDoesNotExist, ColumnKey, RowKey
 
@@ -28,7 +29,8 @@ def trim_toasts(app: App[object], keep: int) -> None:
 
     Why private: Textual keeps its toasts in `App._notifications`, dismisses one with
     `App._unnotify` and redraws them with `App._refresh_notifications`; the public API can only
-    add a toast (`notify`) or dismiss them all (`clear_notifications`)."""
+    add a toast (`notify`) or dismiss them all (`clear_notifications`). A toast's widget is `Toast` in a
+    `ToastHolder` (textual.widgets._toast), which the rack leaves behind (`_remove_toasts`)."""
     live = [n for n in app._notifications if not n.has_expired]
     newest = {(n.title, n.message, n.severity): n for n in live}  # (the latest of each wins)
     repeated = [n for n in live if newest[(n.title, n.message, n.severity)] is not n]
@@ -38,9 +40,35 @@ def trim_toasts(app: App[object], keep: int) -> None:
         return
     infos = [n for n in live if n.severity == "information"]
     others = [n for n in live if n.severity != "information"]
-    for notification in repeated + (infos + others)[:excess]:
+    dropped = repeated + (infos + others)[:excess]
+    for notification in dropped:
         app._unnotify(notification, refresh=False)
+    _remove_toasts(app, {n.identity for n in dropped})
     app._refresh_notifications()
+
+
+def _remove_toasts(app: App[object], identities: set[str] | None = None) -> None:
+    """The toasts of these notifications (None: all) off every screen, each with the `ToastHolder` around it.
+    Textual's rack drops a toast the app no longer holds but keeps its holder (the toast's own expiry removes
+    both), which drew the toasts shown after it a line lower, under an empty one."""
+    from textual.widgets._toast import Toast, ToastHolder
+
+    for screen in app.screen_stack:
+        for toast in screen.query(Toast):
+            if identities is None or toast._notification.identity in identities:
+                (toast.parent if isinstance(toast.parent, ToastHolder) else toast).remove()
+
+
+def take_toasts(app: App[object]) -> list[Notification]:
+    """The toasts on show (not yet expired), in the order raised, taken off the app and every screen: their time
+    no longer runs.
+
+    Why private: Textual keeps its toasts in `App._notifications`; the public API can only add a toast or
+    dismiss them all (`clear_notifications`, used here), not read them; their widgets go as in `trim_toasts`."""
+    live = [n for n in app._notifications if not n.has_expired]
+    app.clear_notifications()
+    _remove_toasts(app)
+    return live
 
 
 def binds_itself(node: DOMNode, keys: list[str]) -> bool:

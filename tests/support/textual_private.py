@@ -11,6 +11,7 @@ from typing import Any
 from textual import events
 from textual.app import App, ScreenStackError
 from textual.geometry import Size
+from textual.notifications import Notification
 from textual.strip import Strip
 
 
@@ -31,6 +32,13 @@ def notification_texts(app: App[Any]) -> list[tuple[str, str]]:
 
 # the character a named key types, for the names tests use
 CHARACTERS = {"plus": "+", "minus": "-", "full_stop": ".", "space": " ", "slash": "/", "colon": ":"}
+
+
+def live_notifications(app: App[Any]) -> list[Notification]:
+    """The notifications the app holds, their toasts on show.
+
+    Why private: Textual keeps its toasts in `App._notifications` and offers no accessor."""
+    return list(app._notifications)
 
 
 def toasts_laid_out(app: App[Any]) -> bool:

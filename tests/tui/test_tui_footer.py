@@ -15,6 +15,8 @@ from textual.widgets import Static
 
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
+from lesson_credit.tui.screens.confirm import ConfirmScreen
+from lesson_credit.tui.screens.lesson_pick import LessonPickScreen
 from lesson_credit.tui.screens.lesson_rewards import LessonRewardsScreen
 from lesson_credit.tui.screens.sessions import SessionsScreen
 from lesson_credit.tui.widgets.key_footer import KeyFooter
@@ -222,3 +224,35 @@ async def test_the_help_has_a_footer_of_its_own(workspace: Workspace) -> None:
         line = footer_line(app)
         assert line.startswith("esc Close help"), line
         assert "Draft" not in line and "Commit" not in line, line
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 45)], ids=["80x24", "160x45"])
+async def test_a_question_has_a_footer_of_its_own(workspace: Workspace, size: tuple[int, int]) -> None:
+    """`3 l` on a session asks whether to discard the draft: the bottom line under the question showed the session's
+    keys (`0-9 Draft c Commit u Undo n Next to grade q Quit`), none of which does anything while it is up (each is
+    refused in the dialog). It says the question's own keys, as the help does."""
+    app = LessonCreditApp(workspace, seed=0, poll_seconds=0)
+    async with app.run_test(size=size) as pilot:
+        await open_session(pilot, "s4")
+        burst(pilot, "3", "l")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        line = footer_line(app)
+        assert line.split()[:4] == ["y", "Yes", "esc", "No"], line
+        assert "Draft" not in line and "Commit" not in line and "Quit" not in line, line
+
+
+async def test_the_lesson_pick_has_a_footer_of_its_own(workspace: Workspace) -> None:
+    """Health's enter on a finding that names several lessons asks which to open: under that list the bottom line
+    showed Health's keys (`^r Re-read, re-check ⏎ Open its session or lesson q Quit`), ctrl+r doing nothing there.
+    It says the list's own keys."""
+    app = LessonCreditApp(workspace, seed=0, poll_seconds=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        burst(pilot, "h")
+        await settle(pilot)
+        await app.push_screen(LessonPickScreen(["testing/run-tests.md", "workflow/small-commits.md"], "broad-keywords"))
+        await settle(pilot)
+        line = footer_line(app)
+        assert line.startswith("⏎ Open over time esc Back"), line
+        assert "Re-read" not in line, line

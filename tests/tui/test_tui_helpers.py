@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from lesson_credit.core.analysis.effects import LooResult
 from lesson_credit.core.analysis.estimates import Effect
 from lesson_credit.core.health import Finding
+from lesson_credit.core.sim.report import MetricSummary
 from lesson_credit.core.sim.simulate import run_simulation, scenario
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.lesson_sorts import matches
@@ -422,6 +423,17 @@ def test_best_estimator_excludes_references_and_lower_regret_wins() -> None:
     assert metric_cell(report.estimator("oracle").spearman, 3) == "—"
     summary = report.estimator("seed").spearman
     assert summary is not None and metric_cell(summary, 3).startswith(f"{summary.mean:.3f} ±")
+
+
+def test_a_metric_of_one_seed_shows_no_spread() -> None:
+    """A run of one seed (or one cancelled after its first) read `0.252 ±0.000 [0.25, 0.25]` on Simulation, a spread
+    of zero where one seed has none to show: the mean alone. Two seeds, 0.2 and 0.4: sd 0.141 (sample, by hand:
+    sqrt(2 * 0.1^2 / 1)), p10 0.22 and p90 0.38 (linear between the two)."""
+    one = MetricSummary.of([0.252])
+    assert metric_cell(one, 3) == "0.252" and metric_cell(one, 3, spread=False) == "0.252"
+    two = MetricSummary.of([0.2, 0.4])
+    assert metric_cell(two, 3) == "0.300 ±0.141 [0.22, 0.38]"
+    assert metric_cell(two, 3, spread=False) == "0.300 ±0.141"
 
 
 def test_help_status_column_names_every_lesson_status() -> None:

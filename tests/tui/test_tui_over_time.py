@@ -110,14 +110,24 @@ async def test_the_effect_plots_zero_line_is_labelled_zero(low: float, high: flo
         assert values[0] <= low and values[-1] >= high, values  # the intervals are inside the ticks
 
 
-def test_the_summary_says_the_nearest_whole_number_of_injections_per_window() -> None:
-    """The demo's tools/reading-large-files.md: 59 graded sessions with it in 5 windows of 12, 12, 12, 12 and 11
-    (mean 59 / 5 = 11.8): "about 12 of its 59 each"; the old code floored it to "about 11", fewer than all but
-    one window has."""
-    sizes = (12, 12, 12, 12, 11)  # injections per window (the sessions' positions do not matter here)
+@pytest.mark.parametrize(
+    ("sizes", "said"),
+    [
+        # 59 in 5: the windows end at the ceil(59 k / 5)-th injection, 12, 24, 36, 48 and 59: 12, 12, 12, 12 and 11
+        # (an older code floored the mean 11.8 to "about 11", a later one rounded it to "about 12")
+        ((12, 12, 12, 12, 11), "5 windows of the 154 graded sessions, 11 or 12 of its 59 each"),
+        # 25 in 2: the first ends at the ceil(12.5) = 13th, so 13 and 12 (rounded half to even it read "about 12")
+        ((13, 12), "2 windows of the 154 graded sessions, 12 or 13 of its 25 each"),
+        ((10, 10, 10), "3 windows of the 154 graded sessions, 10 of its 30 each"),  # (it read "about 10")
+    ],
+    ids=["59-in-5", "25-in-2", "30-in-3"],
+)
+def test_the_summary_says_how_many_injections_each_window_holds(sizes: tuple[int, ...], said: str) -> None:
+    """A lesson's graded sessions are cut into windows holding as many of its injections each, up to one: the
+    summary says the one count, or the two, each window holds (the sessions' positions do not matter here)."""
     windows = tuple(Window(10 * i + 1, 10 * i + 10, f"s{i}", None, 0.4, 0.3, 0.5) for i in range(len(sizes)))
     over = OverTime("tools/reading-large-files.md", 154, sum(sizes), False, "not identified", (), "seed", windows)
-    assert "5 windows of the 154 graded sessions, about 12 of its 59 each" in view_of(over).summary
+    assert said in view_of(over).summary
 
 
 def test_a_window_effect_that_rounds_to_zero_reads_plus_zero_as_everywhere_else() -> None:

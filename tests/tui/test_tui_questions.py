@@ -19,8 +19,8 @@ from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.confirm import ConfirmCommit, ConfirmScreen
 from lesson_credit.tui.screens.session_detail import SessionDetailScreen
-from tests.support.textual_private import notification_texts
-from tests.tui.tui_fixture import NEW_SESSION, burst, fixed_clock, log_lines, record, settle
+from tests.support.textual_private import notification_texts, type_bytes
+from tests.tui.tui_fixture import NEW_SESSION, burst, fixed_clock, log_lines, record, settle, wait_until
 
 SIZE = (120, 40)
 
@@ -89,6 +89,42 @@ async def test_keys_typed_before_a_question_wait_for_its_answer(two_pending: Les
         assert isinstance(app.screen, SessionDetailScreen) and app.screen.session_id == "s5"
         assert app.screen.draft is None
     assert grades(ws_root) == [("s4", 0.5), ("s4", 0.8), ("s5", 0.3)]
+
+
+async def test_the_keys_waiting_for_a_question_name_each_escape_typed_among_them(
+    two_pending: LessonCreditApp, ws_root: Path
+) -> None:
+    """`8 c escape n 3 c` typed in one burst over the operator's 0.5: the terminal sends Escape and the `n` after
+    it together, read as one key (alt+n), and the dialog named the keys waiting as `n 3 c`, the Escape left out,
+    though it goes on as Escape (back to the list, from which `n` opens s5). Every key is named, in order; the
+    warning of an answer no names them the same way."""
+    app = two_pending
+    async with app.run_test(size=SIZE) as pilot:
+        await graded_s4_by_hand(pilot, ws_root)
+        type_bytes(app, "8c\x1bn3c")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmCommit) and bool(typed_ahead_line(app)))
+        await settle(pilot)
+        assert typed_ahead_line(app).endswith("waiting for your answer: escape n 3 c")
+        burst(pilot, "y")
+        await settle(pilot)
+        assert isinstance(app.screen, SessionDetailScreen) and app.screen.session_id == "s5"
+    assert grades(ws_root) == [("s4", 0.5), ("s4", 0.8), ("s5", 0.3)]  # the keys went on as typed
+
+
+async def test_an_answer_no_names_each_escape_among_the_keys_it_drops(
+    two_pending: LessonCreditApp, ws_root: Path
+) -> None:
+    app = two_pending
+    async with app.run_test(size=SIZE) as pilot:
+        await graded_s4_by_hand(pilot, ws_root)
+        type_bytes(app, "8c\x1bn3c")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmCommit) and bool(typed_ahead_line(app)))
+        await settle(pilot)
+        burst(pilot, "escape")
+        await settle(pilot)
+        said = [message for _, message in notification_texts(app)]
+        assert any(message.endswith("answered no: escape n 3 c") for message in said), said
+    assert grades(ws_root) == [("s4", 0.5)]
 
 
 async def test_no_drops_the_keys_typed_before_the_question_and_says_so(

@@ -96,8 +96,8 @@ def test_snapshot_help(size: Size, snap_compare: SnapCompare, workspace: Workspa
 
 @sizes
 def test_snapshot_help_after_a_toast(size: Size, snap_compare: SnapCompare, workspace: Workspace) -> None:
-    # `Draft discarded` said just before `?`: none over the help (at 160 columns it shows beside it, on the
-    # session screen under it); the toast's time is made long so that it is still there for the snapshot
+    # `Draft discarded` said just before `?`: none over the help, nor beside it at 160 columns (held until the help
+    # closes, with the time it had left); the toast's time is made long so that no snapshot depends on its end
     app = make_app(workspace)
     setattr(app, "NOTIFICATION_TIMEOUT", 3600)  # noqa: B010 (a class variable, set for this app only)
     assert snap_compare(app, terminal_size=size, run_before=steps("3", "escape", "question_mark", session="s4"))

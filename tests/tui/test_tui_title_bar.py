@@ -69,8 +69,9 @@ class Saving(Titled):
 async def test_writes_waiting_are_said_whole_when_the_title_is_too_long() -> None:
     """At 80 columns the Lessons title and its sub-title take 55 of the 62 cells between the icon and the clock's
     space: on the old code the line read "Lessons · policy joint · 6 never used, listed last — t80 · wa…", the
-    writes waiting and ctrl+d cut off. Now the title gives way: 62 cells = 18 of the title and sub-title (17 and
-    "…") + " · " (3) + the 41 of "waiting to save 1 write (ctrl+d discards)"."""
+    writes waiting and ctrl+d cut off. Now the title gives way, and the line takes the clock's space too (but the
+    last cell): 71 cells = 27 of the title (26 and "…"; the sub-title goes first) + " · " (3) + the 41 of
+    "waiting to save 1 write (ctrl+d discards)"."""
     app = Saving()
     async with app.run_test(size=(80, 5)) as pilot:
         app.screen.title = "Lessons · policy joint · 6 never used, listed last"
@@ -78,7 +79,7 @@ async def test_writes_waiting_are_said_whole_when_the_title_is_too_long() -> Non
         app.saving = "waiting to save 1 write (ctrl+d discards)"
         await pilot.pause()
         waiting = " · waiting to save 1 write (ctrl+d discards)"
-        assert top_line(app) == " ⭘      " + "Lessons · policy …" + waiting + " " * 10
+        assert top_line(app) == " ⭘      " + "Lessons · policy joint · 6…" + waiting + " "
         app.saving = ""  # saved: 56 cells of title, centred in the 62 (3 spaces either side)
         await pilot.pause()
         assert top_line(app) == " ⭘      " + "   Lessons · policy joint · 6 never used, listed last — t80   " + " " * 10
@@ -93,7 +94,8 @@ async def test_writes_waiting_are_said_whole_during_a_long_read_too() -> None:
     (" · " and "waiting to save 1 write (ctrl+d discards)") and the read's 33 (" · reading the log: 38% of 1.4 GB")
     leave 62 - 77 < 0 for the title, and the old code cut the whole line at 62: "... listed last — t80 · wa…", the
     writes waiting and ctrl+d cut off again. Now the title keeps its least, 8 cells ("Lessons" and "…"), the writes
-    are said whole (8 + 44 = 52 cells), and the read has the 10 left: " · readin" (9) and "…"."""
+    are said whole (8 + 44 = 52 cells), and the read has what is left of the 71 (the clock's space too, but the
+    last cell): 19, " · reading the log" (18) and "…"."""
     app = SavingReading()
     async with app.run_test(size=(80, 5)) as pilot:
         app.screen.title = "Lessons · policy joint · 6 never used, listed last"
@@ -102,7 +104,29 @@ async def test_writes_waiting_are_said_whole_during_a_long_read_too() -> None:
         app.reading = "reading the log: 38% of 1.4 GB"
         await pilot.pause()
         waiting = " · waiting to save 1 write (ctrl+d discards)"
-        assert top_line(app) == " ⭘      " + "Lessons…" + waiting + " · readin…" + " " * 10
+        assert top_line(app) == " ⭘      " + "Lessons…" + waiting + " · reading the log…" + " "
         app.reading = ""  # read: as with the writes alone
         await pilot.pause()
-        assert top_line(app) == " ⭘      " + "Lessons · policy …" + waiting + " " * 10
+        assert top_line(app) == " ⭘      " + "Lessons · policy joint · 6…" + waiting + " "
+
+
+async def test_a_session_id_is_said_whole_at_80_columns_while_a_write_waits() -> None:
+    """A session's screen at 80 columns while a write waits: "Session 2026-10-26-165" (22 cells), " — " and the
+    workspace's name (16), and the 44 of " · waiting to save 1 write (ctrl+d discards)" are 82 cells, and the old
+    code cut the title to 18 ("Session 2026-10-2…") to fit the 62 cells between the icon and the clock's space.
+    Now a line too long for those uses the clock's space too (the clock is never drawn), up to one cell from the
+    edge: 71 cells, and the sub-title goes before the title is cut: 22 + 44 = 66, centred in the 71 (2 spaces
+    before, 3 after)."""
+    app = Saving()
+    async with app.run_test(size=(80, 5)) as pilot:
+        app.screen.title = "Session 2026-10-26-165"
+        app.screen.sub_title = "lesson-credit-12"
+        app.saving = "waiting to save 1 write (ctrl+d discards)"
+        await pilot.pause()
+        waiting = " · waiting to save 1 write (ctrl+d discards)"
+        assert top_line(app) == " ⭘      " + "  " + "Session 2026-10-26-165" + waiting + "   " + " "
+        app.saving = ""  # saved: the title and sub-title (41 cells) centred in the 62 as before (10 and 11 spaces)
+        await pilot.pause()
+        assert (
+            top_line(app) == " ⭘      " + " " * 10 + "Session 2026-10-26-165 — lesson-credit-12" + " " * 11 + " " * 10
+        )

@@ -24,7 +24,7 @@ from lesson_credit.tui import app as app_module
 from lesson_credit.tui.app import TOASTS_SHOWN, LessonCreditApp
 from lesson_credit.tui.screens.confirm import ConfirmScreen
 from lesson_credit.tui.screens.session_detail import SessionDetailScreen
-from tests.support.textual_private import screen_lines
+from tests.support.textual_private import notification_texts, screen_lines
 from tests.tui.store_down import keep_toasts, toasts, undos_down
 from tests.tui.tui_fixture import fixed_clock, settle, toasts_shown, until_asked, wait_until
 
@@ -277,3 +277,25 @@ async def test_a_toast_raised_while_a_question_is_up_shows_once_it_is_answered(
         await wait_until(pilot, lambda: ("the store is back", 60) in shown)
         await toasts_shown(pilot)
         assert any("the store is back" in str(toast.render()) for toast in app.screen.query(Toast))
+
+
+async def test_a_toast_trimmed_leaves_no_gap_above_those_shown(workspace: Workspace) -> None:
+    """At 80x24 on a session the toasts sit at the top right, from the line under the title. A third toast trims the
+    oldest (two are shown), and Textual's rack dropped its toast but kept the holder around it: the two shown
+    were drawn a line lower, under an empty one, the session's line clear and the journal's border covered."""
+    app = make_app(workspace)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        await app.push_screen(SessionDetailScreen(app.source, "s4"))
+        await settle(pilot)
+        app.notify("first toast")
+        app.notify("second toast")
+        await wait_until(pilot, lambda: len(app.screen.query(Toast)) == 2)
+        await toasts_shown(pilot)
+        app.notify("third toast")
+        await wait_until(pilot, lambda: [n for _, n in notification_texts(app)] == ["second toast", "third toast"])
+        await wait_until(pilot, lambda: len(app.screen.query(Toast)) == 2)
+        await toasts_shown(pilot)
+        await settle(pilot)
+        rows = [line.text for line in screen_lines(app)]
+        assert "second toast" in rows[1] and "third toast" in rows[2], rows[:4]

@@ -4,8 +4,8 @@ It is answered only by keys typed after it appeared (`asked_at`, stamped when it
 keys typed before it wait, named in the dialog, and go on to the screen under it after a yes; a no
 drops them, saying which (tui/keys.py).
 
-No toast shows over it (confirm.tcss): it is read whole, at 80x24 too; the toasts still on show come
-back on the screen under it once it is answered, and those raised while it is up are held until then
+No toast shows over it (confirm.tcss): it is read whole, at 80x24 too; the toasts on show when it comes
+up, with the time each has left, and those raised while it is up are held and shown once it is answered
 (HOLDS_TOASTS: tui/held_toasts.py). A key it does not take is refused in the dialog.
 """
 
@@ -24,13 +24,14 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from lesson_credit.core.api import HUMAN
-from lesson_credit.tui.keys import KeyRouter, Typed
-from lesson_credit.tui.messages import ToastHolderClosed
+from lesson_credit.tui.keys import KeyRouter, Typed, escape_and_key
+from lesson_credit.tui.messages import ToastHoldersChanged
 from lesson_credit.tui.records_views import SessionOutside
 from lesson_credit.tui.screens.base import screen_css
 from lesson_credit.tui.screens.dialog_toasts import ToastsAsBelow
 from lesson_credit.tui.text import fmt_grade, one_line
 from lesson_credit.tui.textual_private import event_clock
+from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.writes import OPERATOR
 
 SHOWN_KEYS = 24  # the keys typed ahead a dialog names; more are counted
@@ -72,8 +73,10 @@ class ConfirmScreen(ToastsAsBelow, ModalScreen[bool]):
             with Horizontal(id="confirm-buttons"):
                 yield Button("Yes (y)", variant="warning", id="confirm-yes")
                 yield Button("No (esc)", variant="primary", id="confirm-no")
+        yield KeyFooter()  # over the screen's below: its keys do nothing here
 
     def on_mount(self) -> None:
+        self.app.post_message(ToastHoldersChanged())  # (on the stack: the toasts on show are held, their time kept)
         self.query_one("#confirm-no", Button).focus()
         self.query_one("#confirm-typed-ahead", Static).display = False
         self.query_one("#confirm-refused", Static).display = False
@@ -116,7 +119,7 @@ class ConfirmScreen(ToastsAsBelow, ModalScreen[bool]):
         line.display = True
 
     def on_unmount(self) -> None:
-        self.app.post_message(ToastHolderClosed())  # (off the stack: the toasts held meanwhile show)
+        self.app.post_message(ToastHoldersChanged())  # (off the stack: the toasts held meanwhile show)
 
     async def action_answer(self, answer: bool) -> None:
         on_answer, self.on_answer = self.on_answer, None  # once, whatever else is pressed
@@ -143,9 +146,13 @@ def _router(screen: ConfirmScreen) -> KeyRouter | None:
 
 
 def key_name(event: Typed) -> str:
-    """A key as the operator typed it: its character, else its name (`enter`, `escape`); a paste says so."""
+    """A key as the operator typed it: its character, else its name (`enter`, `escape`); a paste says so. Escape
+    and the key typed with it, read as one key by the terminal's parser (alt+n), are both named: `escape n`."""
     if not isinstance(event, events.Key):
         return "(paste)"
+    split = escape_and_key(event)
+    if split is not None:
+        return f"escape {key_name(split[1])}"
     character = event.character
     return (
         character if character and len(character) == 1 and character.isprintable() and character != " " else event.key

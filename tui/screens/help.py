@@ -14,7 +14,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from lesson_credit.tui.messages import ToastHolderClosed
+from lesson_credit.tui.messages import ToastHoldersChanged
 from lesson_credit.tui.screens.base import screen_css
 from lesson_credit.tui.screens.dialog_toasts import ToastsAsBelow
 from lesson_credit.tui.widgets.key_footer import KeyFooter
@@ -161,7 +161,8 @@ class HelpScreen(ToastsAsBelow, ModalScreen[None]):
     """Keys per screen, the current screen first."""
 
     DEFAULT_CSS = screen_css("help.tcss")
-    # no toast over the help (help.tcss): those raised while it is up are held and shown once it closes
+    # no toast over the help (help.tcss): those on show as it opens and those raised while it is up are held
+    # and shown once it closes
     HOLDS_TOASTS = True
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -180,12 +181,13 @@ class HelpScreen(ToastsAsBelow, ModalScreen[None]):
         yield KeyFooter()  # over the screen's below: its keys do nothing here
 
     def on_mount(self) -> None:
+        self.app.post_message(ToastHoldersChanged())  # (on the stack: the toasts on show are held, their time kept)
         body = self.query_one("#help-body", KeyScroll)
         body.border_title = "keys  (escape closes · ctrl+p lists every action)"
         body.focus()
 
     def on_unmount(self) -> None:
-        self.app.post_message(ToastHolderClosed())  # (off the stack: the toasts held meanwhile show)
+        self.app.post_message(ToastHoldersChanged())  # (off the stack: the toasts held meanwhile show)
 
     def action_close(self) -> None:
         self.dismiss(None)

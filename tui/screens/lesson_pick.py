@@ -17,6 +17,7 @@ from textual.widgets.option_list import Option
 from lesson_credit.tui.screens.base import screen_css
 from lesson_credit.tui.screens.dialog_toasts import ToastsAsBelow
 from lesson_credit.tui.text import one_line
+from lesson_credit.tui.widgets.key_footer import KeyFooter
 
 
 class LessonPickScreen(ToastsAsBelow, ModalScreen[str | None]):
@@ -42,6 +43,7 @@ class LessonPickScreen(ToastsAsBelow, ModalScreen[str | None]):
             yield Static(Text(f"{len(self.lessons)} lessons: {one_line(self.about)}"), id="pick-prompt")
             yield OptionList(*[Option(Text(one_line(lesson)), id=lesson) for lesson in self.lessons], id="pick-list")
             yield Static("enter opens the lesson over time · escape goes back", id="pick-keys")
+        yield KeyFooter()  # over the screen's below: its keys do nothing here
 
     def on_mount(self) -> None:
         self.query_one("#pick-dialog").border_title = "open which lesson?"

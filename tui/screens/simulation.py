@@ -76,9 +76,11 @@ def kind_and_description(kind: str, description: str) -> str:
 
 
 def metric_cell(summary: MetricSummary | None, digits: int, spread: bool = True) -> str:
-    """mean ±sd [p10, p90]; without `spread`, mean ±sd."""
+    """mean ±sd [p10, p90]; without `spread`, mean ±sd. One seed has no spread to show: its value alone."""
     if summary is None or not summary.n or not math.isfinite(summary.mean):
         return "—"
+    if summary.n == 1:
+        return f"{summary.mean:.{digits}f}"
     cell = f"{summary.mean:.{digits}f} ±{summary.std:.{digits}f}"
     return f"{cell} [{summary.p10:.{min(digits, 2)}f}, {summary.p90:.{min(digits, 2)}f}]" if spread else cell
 

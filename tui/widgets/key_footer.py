@@ -17,7 +17,8 @@ shown without its description (a bare `w` at 80 columns) told a new operator not
 the line is still too long does it drop the longest descriptions (their keys stay): nothing is
 cut off. While a text box has the focus, Textual gives it every letter and digit (the screen's keys
 of one character leave the line, and a `/` it does not know to be one is no use there): the line
-says what the box's own keys do instead, first (its `footer_keys`: `⏎ Apply esc Clear tab Next`).
+says what the box's own keys do instead, first (its `footer_keys`: `⏎ Apply esc Clear tab Next`), and a
+screen key that means what one of them says is left to help (Simulation's seeds: `⏎ Run`, not `^r Run` too).
 A key is pressed by clicking it, and the key under
 the mouse is highlighted. Its tooltip is the binding's, or for a key shown in a group (without its
 description) the description.
@@ -141,6 +142,8 @@ class KeyFooter(Widget, can_focus=False):
             group_of[f"box:{key}"] = None
         for _node, binding, enabled, tooltip in active.values():
             if not binding.show or binding.action in by_action or binding.key in told:
+                continue
+            if binding.description in told.values():  # one meaning, one entry: the seeds' `⏎ Run`, not `^r Run` too
                 continue
             if box is not None and _typed_into(box, binding.key, app.get_key_display(binding)):
                 continue

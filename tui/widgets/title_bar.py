@@ -4,7 +4,8 @@ Textual's Header is four widgets on every screen (the header, its icon, its titl
 for a clock), each styled, laid out and drawn on its own. This bar draws the same line in
 `render`: the icon in the first ICON_CELLS cells (a click opens the command palette), the title
 and sub-title (`App.format_title`) centred between it and CLOCK_CELLS empty cells on the right,
-cut with an ellipsis when they do not fit.
+cut with an ellipsis when they do not fit. While writes wait to be saved (or a long read goes on),
+a line too long for that takes the clock's empty cells too.
 """
 
 from __future__ import annotations
@@ -51,12 +52,15 @@ class TitleBar(Widget, can_focus=False):
     def _retitle(self) -> None:
         self.refresh()
 
-    def heading(self, room: int | None = None) -> Content:
+    def heading(self, room: int | None = None, wide: int | None = None) -> Content:
         """The screen's title (the app's when the screen has none) and sub-title, as Textual's header shows them,
         and the app's `saving` (writes waiting to be retried) and `reading` (a long read's progress) after them.
         Cut to `room` cells (with an ellipsis), the title and sub-title give way first: what waits to be saved and
         how to discard it is said whole while it fits (the title says which screen, the rest of the app's
-        state is said nowhere else once its toast is gone), before a long read's progress (cut first)."""
+        state is said nowhere else once its toast is gone), before a long read's progress (cut first).
+        With something said after the title, a line too long for `room` may take `wide` cells (the clock's space
+        too), and the sub-title (the workspace's name) goes before the title is cut: a session's id stays whole
+        at 80 columns while a write waits."""
         screen, app = self.screen, self.app
         title = screen.title if screen.title is not None else app.title
         sub_title = screen.sub_title if screen.sub_title is not None else app.sub_title
@@ -64,8 +68,14 @@ class TitleBar(Widget, can_focus=False):
         whole = app.format_title(title, f"{sub_title} · {extras}" if sub_title and extras else sub_title or extras)
         if room is None or whole.cell_length <= room:
             return whole
+        if extras and wide is not None and wide > room:
+            room = wide
+            if whole.cell_length <= room:
+                return whole
         tail = Content(f" · {extras}").stylize("dim") if extras else Content("")
         heading = app.format_title(title, sub_title)
+        if extras and app.format_title(title, "").cell_length + tail.cell_length <= room:
+            return app.format_title(title, "") + tail
         if room - tail.cell_length >= TITLE_LEAST:
             return heading.truncate(room - tail.cell_length, ellipsis=True) + tail
         if not getattr(app, "saving", ""):
@@ -76,7 +86,10 @@ class TitleBar(Widget, can_focus=False):
     def render(self) -> Content:
         width = self.size.width
         room = max(0, width - ICON_CELLS - CLOCK_CELLS)
-        heading = self.heading(room)
+        wide = max(room, width - ICON_CELLS - 1)  # the clock's space too, but the last cell
+        heading = self.heading(room, wide)
+        if heading.cell_length > room:
+            room = wide
         left = (room - heading.cell_length) // 2
         icon_style: Style | str = ""
         if self._icon_hovered:
