@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from lesson_credit.core.base.numbers import counted
 from lesson_credit.core.model import credit as credit_mod
 from lesson_credit.core.sim.loop import POLICIES
 from lesson_credit.core.sim.metrics import BOTTOM_SHARE, TOP_N, nanmean
@@ -330,6 +331,8 @@ def report_rows(report: SimulationReport) -> list[tuple[str, ...]]:
     def cell(summary: MetricSummary | None, digits: int) -> str:
         if summary is None or not summary.n:
             return "-"
+        if summary.n == 1:  # one seed: its value, no spread to show
+            return f"{summary.mean:.{digits}f}"
         spread = f"[{summary.p10:.{digits}f}, {summary.p90:.{digits}f}]"
         return f"{summary.mean:.{digits}f} ±{summary.std:.{digits}f} {spread}"
 
@@ -350,7 +353,7 @@ def report_heading(report: SimulationReport) -> str:
     sc = report.scenario
     return (
         f"scenario {sc.name}: {sc.n_lessons} lessons, {sc.n_sessions} sessions, k={sc.k}, floor={sc.floor}, "
-        f"noise={sc.noise}, keyword_breadth={sc.keyword_breadth}; {len(report.seeds)} seeds; "
+        f"noise={sc.noise}, keyword_breadth={sc.keyword_breadth}; {counted(len(report.seeds), 'seed')}; "
         "log-based estimators averaged over every credit strategy's own log"
     )
 
@@ -395,12 +398,15 @@ def regret_lines(report: SimulationReport) -> list[str]:
     """Regret against the oracle per selection policy, and how often each beats seed's."""
     if not report.regret:
         return []
-    lines = ["cumulative regret against the oracle, per selection policy (mean ±sd [p10, p90]; seeds below seed's):"]
+    one = len(report.seeds) == 1
+    shown = "one seed's" if one else "mean ±sd [p10, p90]; seeds below seed's"
+    lines = [f"cumulative regret against the oracle, per selection policy ({shown}):"]
     for policy in report.regret:
         s = report.regret_summary(policy)
         if not s.n:
             continue
         versus = report.regret_versus(policy, "seed")
-        wins = f"  below seed in {versus.wins:.0%}" if policy != "seed" and versus.n else ""
-        lines.append(f"  {policy:<9} {s.mean:8.1f} ±{s.std:.1f} [{s.p10:.1f}, {s.p90:.1f}]{wins}")
+        wins = f"  below seed in {versus.wins:.0%}" if policy != "seed" and versus.n and not one else ""
+        spread = "" if s.n == 1 else f" ±{s.std:.1f} [{s.p10:.1f}, {s.p90:.1f}]"
+        lines.append(f"  {policy:<9} {s.mean:8.1f}{spread}{wins}")
     return lines

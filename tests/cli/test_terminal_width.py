@@ -321,7 +321,7 @@ def test_simulate_fits_80_columns_and_is_unchanged_where_it_fits(
 ) -> None:
     """simulate's report (formatted in core.sim.report, with no rule under its header) goes through the
     tables' helper only when it does not fit: at 200 columns it is the pipe's, byte for byte."""
-    argv = ["simulate", "--seeds", "1", "--sessions", "60", "--lessons", "12", "--k", "3"]
+    argv = ["simulate", "--seeds", "2", "--sessions", "60", "--lessons", "12", "--k", "3"]  # two: cells with a spread
     full = output(monkeypatch, tmp_path, argv, None)
     assert widest(full) > 80 and output(monkeypatch, tmp_path, argv, 200) == full
     fitted = output(monkeypatch, tmp_path, argv, 80)

@@ -296,6 +296,20 @@ def test_run_simulation_progress_and_arguments() -> None:
         run_simulation(TINY, [-1])
 
 
+def test_a_report_of_one_seed_shows_values_without_a_spread() -> None:
+    # one seed has no spread: "0.355 ±0.000 [0.355, 0.355]" claimed a standard deviation of one value
+    report = run_simulation(TINY, [7])
+    text = format_report(report)
+    assert "±" not in text and "1 seed;" in text
+    evidence = next(line for line in text.splitlines() if line.startswith("evidence "))
+    value = report.estimator("evidence").per_seed["spearman"][0]
+    assert evidence.split()[1] == f"{value:.3f}"  # the row's first cell is seed 7's own spearman
+    regret = report.regret["joint"][0]
+    assert any(line.split()[:2] == ["joint", f"{regret:.1f}"] for line in text.splitlines() if line.startswith("  "))
+    two = format_report(run_simulation(TINY, [3, 7]))
+    assert "2 seeds;" in two and "±" in two
+
+
 def test_report_shape() -> None:
     report = run_simulation(TINY, 2)
     assert [s.name for s in report.estimators] == list(ESTIMATORS)
