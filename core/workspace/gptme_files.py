@@ -31,7 +31,7 @@ from lesson_credit.core.log.events import FileNumbers, encode
 from lesson_credit.core.log.exports import OtherNames
 from lesson_credit.core.log.store import lock_file
 from lesson_credit.core.workspace.base import LOG_FILE
-from lesson_credit.core.workspace.late_evidence import LateGrades, log_arms
+from lesson_credit.core.workspace.late_evidence import LateGrades, log_arms, stamped_now
 from lesson_credit.core.workspace.state_file import StateFile
 
 EXPORTED = "was exported from this log"  # how an import names the file it takes increments from
@@ -148,7 +148,7 @@ class GptmeFiles(StateFile):
             own = self._is_own(Path(path))
             existing = interop.read_state(Path(path))
             keys = self.state_keys(existing)
-            agrees = bool(existing) and interop.disagreement(existing, self.posterior(), "", keys) is None
+            agrees = bool(existing) and self.agrees(existing, keys)
             if own and existing and not interop.written_by_us(existing) and not agrees and self._has_evidence():
                 if isinstance(why := self._written_or_why(existing), str):
                     raise WorkspaceError(
@@ -230,7 +230,7 @@ class GptmeFiles(StateFile):
         is an earlier copy of ours (`_log_session_in`) and no copy of what we wrote is left: the base its updates
         are taken over, as an export's is. Per key: an arm naming a session of this log that credited it
         (`_stamped`) whose numbers the log held right after that session (as we wrote it: gptme's bandit
-        restamps an arm it updates); an arm at the log's numbers now (a prior's, stamped when written); what an
+        restamps an arm it updates); an arm at the log's numbers now stamped as we would (`stamped_now`); what an
         import of this file saw there (`seen`: the keys returned with it; of the file moved here, or copied from
         there after it, as `_own_copy_lineage` finds it). An arm of a lesson the log holds no evidence of (no
         session names it, graded or not; no prior or increments: at the prior) counts from Beta(1, 1): gptme's. Its
@@ -273,7 +273,7 @@ class GptmeFiles(StateFile):
                 if i is None or stamped[key][0] < 0 or not self._as_written(through, late, i, stamped[key][0], counts):
                     return f"{key} was changed since lesson-credit wrote it"
                 base[key] = counts
-            elif i is not None and _same(now, i, counts):
+            elif i is not None and _same(now, i, counts) and stamped_now(post, self._reader.session_times, i, entry):
                 base[key] = counts
             elif i is not None and (named[i] or not _same(now, i, fresh)):  # (evidence, or a session since retracted)
                 return f"{key} is not the log's (an update of a lesson the log has evidence of)"
@@ -479,7 +479,7 @@ class GptmeFiles(StateFile):
         moved = [lesson for lesson, (alpha, beta, n) in report.prior()[0].items() if (alpha, beta, n) != (1, 1, 0)]
         if not moved and not report.sessions:
             return
-        if interop.disagreement(existing, self.posterior(), "", self.state_keys(existing)) is None:
+        if self.agrees(existing, self.state_keys(existing)):
             return
         if self._reader.index.priors and self._imported_already(report):
             return
