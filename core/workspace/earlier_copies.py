@@ -24,7 +24,7 @@ from lesson_credit.core.log.exports import OtherNames
 from lesson_credit.core.log.store import StoreError
 from lesson_credit.core.workspace import kept_verdict as verdicts
 from lesson_credit.core.workspace.kept_verdict import Untold
-from lesson_credit.core.workspace.late_evidence import LateGrades, log_arms, saved_last
+from lesson_credit.core.workspace.late_evidence import LateGrades, log_arms, saved_last, stamped_now
 from lesson_credit.core.workspace.state_file import StateFile
 
 DECAYED = "what the log held right after a session is not known per arm"
@@ -79,7 +79,7 @@ class EarlierCopies(StateFile):
         is an earlier copy of ours (`_log_session_in`) and no copy of what we wrote is left: the base its updates
         are taken over, as an export's is. Per key: an arm naming a session of this log that credited it
         (`_stamped`) whose numbers the log held right after that session (as we wrote it: gptme's bandit
-        restamps an arm it updates); an arm at the log's numbers now (a prior's, stamped when written); what an
+        restamps an arm it updates); an arm at the log's numbers now stamped as we would (`stamped_now`); what an
         import of this file saw there (`seen`: the keys returned with it; of the file moved here, or copied from
         there after it, as `_own_copy_lineage` finds it). An arm of a lesson the log holds no evidence of (no
         session names it, graded or not; no prior or increments: at the prior) counts from Beta(1, 1): gptme's. Its
@@ -123,7 +123,7 @@ class EarlierCopies(StateFile):
                 if i is None or stamped[key][0] < 0 or not self._as_written(through, late, i, stamped[key][0], counts):
                     return Untold(f"{key} was changed since lesson-credit wrote it", told)
                 base[key] = counts
-            elif i is not None and _same(now, i, counts):
+            elif i is not None and _same(now, i, counts) and stamped_now(post, self._reader.session_times, i, entry):
                 base[key] = counts
             elif i is not None and not named[i] and (last := saved_last(exports.saves, own, key, created)) is not None:
                 if not _same(now, i, last):  # (moved since: by another file's import, or before that file's write)

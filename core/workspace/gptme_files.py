@@ -142,7 +142,7 @@ class GptmeFiles(EarlierCopies):
             own = self._is_own(Path(path))
             existing = interop.read_state(Path(path))
             keys = self.state_keys(existing)
-            agrees = bool(existing) and interop.disagreement(existing, self.posterior(), "", keys) is None
+            agrees = bool(existing) and self.agrees(existing, keys)
             if own and existing and not interop.written_by_us(existing) and not agrees and self._has_evidence():
                 if isinstance(why := self._written_or_why(existing), str):
                     raise WorkspaceError(
@@ -351,7 +351,7 @@ class GptmeFiles(EarlierCopies):
         moved = [lesson for lesson, (alpha, beta, n) in report.prior()[0].items() if (alpha, beta, n) != (1, 1, 0)]
         if not moved and not report.sessions:
             return
-        if interop.disagreement(existing, self.posterior(), "", self.state_keys(existing)) is None:
+        if self.agrees(existing, self.state_keys(existing)):
             return
         if self._reader.index.priors and self._imported_already(report):
             return

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -201,3 +202,14 @@ def saved_last(
     if any(not COPY_TIME.fullmatch(numbers.created) or numbers.created >= created for _, numbers in found):
         return None
     return max(found, key=lambda item: item[0])[1].arms[key]
+
+
+def stamped_now(post: Posterior, times: Callable[[], Sequence[str | None]], arm: int, entry: Mapping[str, Any]) -> bool:
+    """Whether the file's arm `entry`, at arm `arm`'s numbers in the log now, bears the stamp a write of ours gives
+    it now (`interop.last_credited`): the time of the latest graded session crediting it. An arm no such session
+    with a time credits (a prior's, an increments event's), or one without a stamp, may bear any. gptme's bandit
+    restamps an arm it updates: an update of ours the log's sessions since matched (a full reward each side) is not
+    ours as we wrote it."""
+    row, kept = int(post.last_session[arm]), entry.get("last_updated")
+    stamp = times()[row] if row >= 0 and isinstance(kept, str) else None
+    return not isinstance(stamp, str) or kept == stamp

@@ -27,6 +27,7 @@ from lesson_credit.core.base.safe_read import STATE_MAX_BYTES, UnsafeFile, open_
 from lesson_credit.core.log.events import GRADE, SESSION, FileNumbers, encode
 from lesson_credit.core.log.store import StoreError
 from lesson_credit.core.workspace.analysis import Analysis
+from lesson_credit.core.workspace.late_evidence import stamped_now
 
 if TYPE_CHECKING:  # imported where used: the analysis and the joint fit are not needed to show posteriors
     pass
@@ -385,10 +386,29 @@ class StateFile(Analysis):
         try:
             return self.foreign_increments(state)
         except interop.InteropError as exc:
-            why = interop.disagreement(state, self.posterior(), self.state_path.name, self.state_keys(state))
+            keys = self.state_keys(state)
+            why = interop.disagreement(state, self.posterior(), self.state_path.name, keys) or self._restamped(
+                state, keys
+            )
             if why is None:
                 return None
             raise interop.StateKept(interop.kept_message(self.state_path, f"{why}; {exc}")) from None
+
+    def agrees(self, state: dict[str, Any], keys: tuple[str, ...]) -> bool:
+        """Whether the parsed state file `state` (its arms named by `keys`: `state_keys`) is at the log's numbers
+        (`interop.disagreement`) with no arm restamped by another tool there (`_restamped`)."""
+        return interop.disagreement(state, self.posterior(), "", keys) is None and self._restamped(state, keys) is None
+
+    def _restamped(self, state: dict[str, Any], keys: tuple[str, ...]) -> str | None:
+        """Why the state file `state`, at the log's numbers, is not as we wrote it though (None: it may be): an
+        arm not stamped as every write of ours stamps it now (`stamped_now`). gptme's bandit restamps an arm it
+        updates: an update of ours the log's sessions since matched (a full reward each side) leaves the file at
+        the log's numbers, and with no copy of ours to tell it by, rewriting the file would drop it unlogged."""
+        post, arms = self.posterior(), state["arms"]
+        for i, key in enumerate(keys):
+            if not stamped_now(post, self._reader.session_times, i, arms[key]):
+                return f"{self.state_path.name}'s {key} was restamped by another tool ({arms[key]['last_updated']})"
+        return None
 
     def _log_foreign_update(self, locked: bool) -> tuple[bool, tuple[str, ...]]:
         """When the state file was changed by another tool since we wrote it, log that tool's increments

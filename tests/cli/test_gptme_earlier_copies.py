@@ -120,6 +120,28 @@ def test_an_earlier_copy_whose_arm_we_wrote_gptme_updated_is_neither_replaced_no
     assert arms_of(copy)[GIT] == pytest.approx((1.92, 2.08, 2, 1))
 
 
+def test_an_earlier_copy_whose_update_of_our_arm_the_log_matched_since_is_not_replaced(
+    timed: Path, tmp_path: Path
+) -> None:
+    """As above, and then s3 is recorded on git at 1.0 with salience 1 (w 1: +1/+0): the log's git is Beta(2.92,
+    2.08) n 3, the copy's too (gptme's +1/+0 over our Beta(1.92, 2.08) n 2, restamped with gptme's time), and the
+    log counts 3 sessions as the copy does. The arm was taken for ours at the log's numbers now: the import logged
+    nothing of it ("updates since, to 0 arms") and the export replaced the copy, gptme's session gone (right:
+    git Beta(3.92, 2.08) n 4 over 4 sessions). Its stamp names no session of the log (ours would be s3's), so
+    both are refused as above, nothing written."""
+    copy = earlier_copy(timed, tmp_path / "backup.json", {GIT: (1.0, 0.0, 1, 1)}, sessions=1)
+    argv = ("record", "--workspace", str(timed), "--session-id", "s3", "--journal", str(timed / "j.txt"))
+    ok(*argv, "--lessons", GIT, "--reward", "1.0")
+    assert rows(timed) == near({GIT: (2.92, 2.08, 3), QUOTE: (1.52, 1.48, 1)})
+    shutil.rmtree(timed / STATE_REL.parent / ".cache")
+    before, log_before = copy.read_bytes(), (timed / LOG_REL).read_bytes()
+    err = refused("import-gptme", "--workspace", str(timed), str(copy))
+    assert "twice" in err and GIT in err, err
+    err = refused("export-gptme", "--workspace", str(timed), str(copy))
+    assert GIT in err and "delete" in err, err
+    assert copy.read_bytes() == before and (timed / LOG_REL).read_bytes() == log_before
+
+
 def test_an_earlier_copy_with_an_arm_we_wrote_changed_but_still_stamped_is_not_replaced(
     timed: Path, tmp_path: Path
 ) -> None:

@@ -201,3 +201,21 @@ def test_an_earlier_copy_imported_after_a_lesson_moved_is_not_counted_again(time
     out, _ = ok("import-gptme", "--workspace", str(timed), str(backup))
     assert "to 1 arm," in out, out
     assert rows(timed) == near({**LOGGED, OTHER: (5.0, 2.0, 5)})
+
+
+def test_gptmes_update_of_our_arm_that_the_log_matched_since_is_kept_not_dropped(timed: Path) -> None:
+    """gptme's bandit rewarded git fully once (+1/+0, one selection, restamped with its time: Beta(2.92, 2.08) n 3,
+    3 sessions), `.cache` is deleted, and s3 is recorded on git at 1.0 with salience 1 (w 1: +1/+0), so the log's
+    git is Beta(2.92, 2.08) n 3 too and counts 3 sessions. The arm was taken for ours at the log's numbers now
+    (though its stamp names no session of the log's, where every write of ours stamps s3's) and the file
+    rewritten: gptme's session was gone from it without a word (right: Beta(3.92, 2.08) n 4, 4 sessions). As
+    with any update of our arm that cannot be told apart, the file is now kept with a warning naming git."""
+    gptme_saves(timed, {GIT: (1.0, 0.0, 1, 1)}, sessions=1)
+    shutil.rmtree(timed / STATE_REL.parent / ".cache")
+    before = (timed / STATE_REL).read_bytes()
+    argv = ("record", "--workspace", str(timed), "--session-id", "s3", "--journal", str(timed / "j.txt"))
+    _, err = ok(*argv, "--lessons", GIT, "--reward", "1.0")
+    assert rows(timed) == near({**LOGGED, GIT: (2.92, 2.08, 3)})  # (the log's own, gptme's part not counted)
+    assert "left as it is" in err and f"{GIT} is not the log's" in err, err
+    assert (timed / STATE_REL).read_bytes() == before  # gptme's Beta(2.92, 2.08) n 3 over 3 sessions, kept
+    assert arms_of(timed)[GIT] == pytest.approx((2.92, 2.08, 3, 2))
