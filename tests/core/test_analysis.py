@@ -456,6 +456,50 @@ def test_a_lesson_the_selection_chose_and_the_record_does_not_name_is_no_candida
     ]
 
 
+def during(event: dict[str, Any], *lessons: str, propensity: float | None = None) -> dict[str, Any]:
+    """`event` (a session) with `lessons` marked included during it (and, given, that propensity stored on them)."""
+    for entry in event["lessons"]:
+        if entry["path"] in lessons:
+            entry["included"] = "during"
+            if propensity is not None:
+                entry["propensity"] = propensity
+    return event
+
+
+def test_a_lesson_the_selection_chose_and_the_record_names_only_as_included_during_is_no_candidate(
+    tmp_path: Path,
+) -> None:
+    # Each selection chose A (0.6) over B (0.3, a candidate not chosen). The estimates' treatment is what was decided
+    # before the session, so a lesson included during it counts as not injected. s0's record names A only as
+    # included during the session (a log another tool wrote: `record` refuses it): the draw chose A, the record says
+    # it was not injected before, as if the record did not name it. Before, A was s0's candidate "not injected" at
+    # 1 / (1 - 0.6) among the sessions without it, though the draw chose it. s1 likewise, its record storing 0.6 on
+    # A's entry. s2 follows its selection but pulls B in during the session: B, not chosen (1 - 0.3), is a candidate
+    # not injected there, as in any session whose draw left it out (intention to treat: the draw decided, whatever
+    # came up later). By hand, the candidacies:
+    chose_a = {"candidates": [A, B], "selected": [A], "propensity": {A: 0.6, B: 0.3}}
+    events = [
+        {"type": "selection", "session_id": "s0", **chose_a},
+        during(session("s0", 0.4, {A: 0.5}), A),
+        {"type": "selection", "session_id": "s1", **chose_a},
+        during(session("s1", 0.6, {A: 0.5}), A, propensity=0.6),
+        {"type": "selection", "session_id": "s2", **chose_a},
+        during(session("s2", 0.7, {A: 0.5, B: 0.5}), B, propensity=0.3),
+    ]
+    ws = Workspace(make_workspace(tmp_path, lessons=LESSONS, events=events), clock=fixed_clock)
+    arms = ws.data().arm_ids
+    assert sorted((c.session_row, arms[c.arm], c.propensity) for c in ws.candidacies()) == [
+        (0, B, 0.3),
+        (1, B, 0.3),
+        (2, A, 0.6),
+        (2, B, 0.3),
+    ]
+    results = by_path(ws.loo(write=False))
+    # A: injected (chosen before) in s2 alone; B: injected before in none, a candidate left out in all three
+    assert (results[A].n_ipw_treated, results[A].n_ipw_untreated) == (1, 0)
+    assert (results[B].n_ipw_treated, results[B].n_ipw_untreated) == (0, 3)
+
+
 def test_a_lesson_listed_twice_counts_once(tmp_path: Path) -> None:
     # s0..s5 list A twice; the lift is the same as with A listed once
     # (A's sessions spread over the log, not a switch at its start: the order moves no mean)
