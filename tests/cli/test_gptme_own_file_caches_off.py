@@ -195,3 +195,41 @@ def test_a_damaged_verdict_is_not_used(timed: Path, checks: list[str]) -> None:
     assert len(checks) == 2
     assert "left as it is" in ok("status", "--workspace", str(timed))
     assert len(checks) == 2
+
+
+def test_a_kept_verdict_made_under_other_settings_is_not_used(timed: Path, checks: list[str]) -> None:
+    """gptme's bandit adds tools/other.md (+4/+1, five selections) to the file we wrote, `.cache` is deleted, and the
+    floor is set to 0.5: git's s2 (salience 0) then weighs 0.5, +0.2/+0.8, so the log holds git at Beta(2, 2) right
+    after s2, not the file's Beta(1.92, 2.08) (floor 0.3: +0.12/+0.88): git 'was changed since', the file kept, the
+    verdict kept (a second status checks nothing). The floor set back to 0.3, git is as we wrote it again: the
+    verdict made under 0.5 does not hold, and gptme's other.md is logged from Beta(1, 1): Beta(5, 2) n 5."""
+    gptme_saves(timed, {OTHER: (4.0, 1.0, 5, 4)}, sessions=5)
+    shutil.rmtree(timed / STATE_REL.parent / ".cache")
+    config = timed / STATE_REL.parent / "config.toml"
+    config.write_text("floor = 0.5\n")
+    for _ in range(2):
+        err = ok("status", "--workspace", str(timed))
+        assert "left as it is" in err and f"{GIT} was changed since lesson-credit wrote it" in err, err
+    assert len(checks) == 1
+    config.write_text("floor = 0.3\n")
+    err = ok("status", "--workspace", str(timed))
+    assert "left as it is" not in err and "increments to 1 arm (up to 5 selections" in err, err
+    assert rows(timed) == near({**LOGGED, OTHER: (5.0, 2.0, 5)})
+
+
+def test_a_kept_verdict_does_not_hold_after_a_grade_of_a_session_of_its_arm(timed: Path, checks: list[str]) -> None:
+    """As above, the floor at 0.5, then s1 graded 0.52 / 0.75 (quote's salience 0.5 weighs 0.75 there: +0.52/+0.48,
+    quote as we wrote it again; git's s1 w 1: +0.6933/+0.3067, with s2's +0.2/+0.8 Beta(1.8933, 2.1067), not the
+    file's): git was changed since, the verdict kept for git. s2, a session of git logged before that verdict, then
+    graded (0.92 - 0.6933) / 0.5 = 0.4533 (w 0.5: +0.2267/+0.7733) puts git back at Beta(1.92, 2.08): the verdict
+    does not hold, the file is as we wrote it, and gptme's other.md is logged (Beta(5, 2) n 5)."""
+    gptme_saves(timed, {OTHER: (4.0, 1.0, 5, 4)}, sessions=5)
+    shutil.rmtree(timed / STATE_REL.parent / ".cache")
+    (timed / STATE_REL.parent / "config.toml").write_text("floor = 0.5\n")
+    err = ok("grade", "s1", repr(0.52 / 0.75), "--workspace", str(timed))
+    assert "left as it is" in err and f"{GIT} was changed since lesson-credit wrote it" in err, err
+    assert "left as it is" in ok("status", "--workspace", str(timed))
+    assert len(checks) == 1
+    err = ok("grade", "s2", repr((0.92 - 0.52 / 0.75) / 0.5), "--workspace", str(timed))
+    assert "left as it is" not in err and "increments to 1 arm (up to 5 selections" in err, err
+    assert rows(timed) == near({GIT: (1.92, 2.08, 2), QUOTE: (1.52, 1.48, 1), OTHER: (5.0, 2.0, 5)})
