@@ -161,14 +161,16 @@ class EarlierCopies(StateFile):
 
     def _verdict_inputs(self) -> str | None:
         """What the check reads besides the file and the log (None: scores from outside the log, records joined:
-        no verdict is kept)."""
+        no verdict is kept); the file's path too (the log's increments events from the workspace's own file are
+        told by it: `saved_last`, `saved_elsewhere`)."""
         rewards = self._reader.rewards
         if rewards.external:
             return None
         library = self.library()
         lessons = [lesson.id for lesson in library.lessons]
         outcomes = sorted((self._reader.outcomes or {}).items())
-        return verdicts.inputs_digest(self.settings, outcomes, rewards.priority, lessons, library.roots)
+        own = str(self.state_path)
+        return verdicts.inputs_digest(self.settings, outcomes, rewards.priority, lessons, library.roots, own)
 
     def _kept_verdict(self, raw: bytes) -> str | None:
         """The verdict kept for the file of bytes `raw`, when it still holds (`kept_verdict.still_holds`)."""

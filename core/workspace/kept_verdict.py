@@ -3,8 +3,8 @@ evidence (no copy of what we wrote: earlier_copies `_rebuilt`), kept in `.cache/
 then kept at every write, and telling its arms apart reads the whole log. The verdict holds for the file's exact
 bytes and the log it was made on (the bytes read then, vouched for as every cache of the log is), and for what the
 log gained since as long as none of it could change that arm's telling: no session naming the arm, no grade of a
-session naming it, no prior, increments or export event; the settings, outcomes, reward priority and library as
-they were. Anything else, or a cache that cannot be read, and the check runs again."""
+session naming it, no prior, increments or export event; the settings, outcomes, reward priority, library and the
+file's path as they were. Anything else, or a cache that cannot be read, and the check runs again."""
 
 from __future__ import annotations
 

@@ -233,3 +233,26 @@ def test_a_kept_verdict_does_not_hold_after_a_grade_of_a_session_of_its_arm(time
     err = ok("grade", "s2", repr((0.92 - 0.52 / 0.75) / 0.5), "--workspace", str(timed))
     assert "left as it is" not in err and "increments to 1 arm (up to 5 selections" in err, err
     assert rows(timed) == near({GIT: (1.92, 2.08, 2), QUOTE: (1.52, 1.48, 1), OTHER: (5.0, 2.0, 5)})
+
+
+def test_a_kept_verdict_made_in_a_workspace_moved_since_is_not_used(timed: Path, tmp_path: Path) -> None:
+    """gptme's bandit adds other.md (+4/+1), `record s3` logs it from the workspace's own file and writes other.md
+    at Beta(5, 2) n 5; gptme saves that file again (+1/+0) and `.cache` is deleted. Moved to another folder, the
+    file is no longer where that increments event was logged from: other.md, its only evidence that event, 'is not
+    the log's', the file is kept and that verdict kept. Moved back, the file is where the event was logged from
+    again: the verdict (made for another path of the file) does not hold, and gptme's second save is logged once,
+    Beta(6, 2) n 6, as in the first test."""
+    gptme_saves(timed, {OTHER: (4.0, 1.0, 5, 4)}, sessions=5)
+    record(timed, "s3")
+    gptme_saves(timed, {OTHER: (1.0, 0.0, 1, 1)}, sessions=1)
+    shutil.rmtree(timed / STATE_REL.parent / ".cache")
+    moved = tmp_path / "moved"
+    timed.rename(moved)
+    for _ in range(2):
+        err = ok("status", "--workspace", str(moved))
+        assert "left as it is" in err and f"{OTHER} is not the log's" in err, err
+    assert [path.name for path in (moved / STATE_REL.parent / ".cache").glob("*kept*")] == ["bandit-state-kept"]
+    moved.rename(timed)
+    err = ok("status", "--workspace", str(timed))
+    assert "left as it is" not in err and "increments to 1 arm (up to 1 selection" in err, err
+    assert rows(timed) == near({**LOGGED, OTHER: (6.0, 2.0, 6)})
