@@ -220,8 +220,12 @@ async def settle(pilot: Any) -> None:
     import asyncio
 
     def busy() -> bool:
+        return bool(busy_with())
+
+    def busy_with() -> list[str]:
+        """What keeps the app busy, by name (an app that never settles fails saying which)."""
         if not pilot.app.is_running:
-            return False  # it stopped (an exception ends the app): nothing more will happen
+            return []  # it stopped (an exception ends the app): nothing more will happen
         tables = pilot.app.screen.query("ThemedTable")  # a big table fills in batches
         # a DataTable measures its new rows and columns when it is next idle, which on a loaded machine can
         # come after the pause: a test reading sizes waits for it (textual 8.2.8 names). (ThemedTable sizes its
@@ -232,7 +236,7 @@ async def settle(pilot: Any) -> None:
         measuring = measuring or pilot.app.screen._layout_required
         # a worker is pending from the key that starts it until its task first runs, which on a loaded machine can
         # come after a pause: pending counts as busy
-        working = any(not worker.is_finished for worker in pilot.app.workers)
+        working = [f"worker {w.name or w.group!r} {w.state.name}" for w in pilot.app.workers if not w.is_finished]
         # keys typed ahead wait in the app's key router (tui/keys.py) until the ones before them have settled;
         # the last one handed on goes from queue to queue (widget, screen, app: its binding) after that, and a
         # pause's "the CPU seems idle" is no sign it got there on a loaded machine: every queue empty is
@@ -244,7 +248,13 @@ async def settle(pilot: Any) -> None:
         filtering = getattr(pilot.app.screen, "filter_pending", False)
         # a question not drawn yet: only keys typed once it shows answer it (screens/confirm.py)
         asking = hasattr(pilot.app.screen, "asked_at") and pilot.app.screen.asked_at is None
-        return working or typing or loading or filtering or asking or any(t.filling for t in tables) or measuring
+        filling = any(t.filling for t in tables)
+        states = {"typing": typing, "loading": loading, "filtering": filtering, "asking": asking}
+        states |= {"filling": filling, "measuring": measuring}
+        return working + [name for name, on in states.items() if on]
+
+    def screen_name() -> str:
+        return type(pilot.app.screen).__name__ if pilot.app.is_running else "no screen (the app stopped)"
 
     # done when two pauses in a row find nothing busy: a result that starts more work shows as busy
     # at the pause after it lands, however long the chain
@@ -257,7 +267,8 @@ async def settle(pilot: Any) -> None:
             quiet = 0
             while busy():
                 if loop.time() > deadline:
-                    raise AssertionError(f"the app did not settle within {SETTLE_LIMIT_S:g} s")
+                    what = f"{', '.join(busy_with()) or 'nothing now'}; on {screen_name()}"
+                    raise AssertionError(f"the app did not settle within {SETTLE_LIMIT_S:g} s ({what})")
                 await asyncio.sleep(0.01)
         else:
             quiet += 1
