@@ -1,10 +1,15 @@
-"""Helpers for the PostgreSQL store tests: small workspaces and event lines (CLI runners: tests/support/cli_run.py)."""
+"""Helpers for the PostgreSQL store tests: small workspaces, event lines, and `store push` run as a user would
+(other CLI runners: tests/support/cli_run.py)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 from typing import Any
+
+import pytest
+
+from tests.support.cli_run import run, run_json
 
 LESSONS = {
     "tools/git.md": ["git", "commit"],
@@ -97,3 +102,16 @@ def grade(sid: str, base: float, grader: str = "manual") -> dict[str, object]:
         "grader": grader,
         "timestamp": "2026-03-06T10:00:00Z",
     }
+
+
+def push(capsys: pytest.CaptureFixture[str], root: Path, url: str) -> dict[str, object]:
+    """`store push` of the workspace at `root` into `url`: its --json report."""
+    out: dict[str, object] = run_json(capsys, "store", "push", "-w", str(root), "--store", url)
+    return out
+
+
+def refused(capsys: pytest.CaptureFixture[str], root: Path, url: str) -> str:
+    """The one line of a push refused (exit 1, nothing on stdout)."""
+    code, out, err = run(capsys, "store", "push", "-w", str(root), "--store", url)
+    assert (code, out) == (1, "") and err.count("\n") == 1 and "nothing pushed" in err, (code, out, err)
+    return err

@@ -15,8 +15,8 @@ import psycopg
 import pytest
 
 from lesson_credit.core.log.pgstore import PgStore
-from tests.pg.pg_helpers import line, log_path, make_workspace
-from tests.support.cli_run import run, run_json
+from tests.pg.pg_helpers import line, log_path, make_workspace, push
+from tests.support.cli_run import run
 
 S1 = line({"type": "session", "session_id": "s1", "base_reward": None,
            "lessons": [{"path": "tools/git.md", "salience": 1.0}]})  # fmt: skip
@@ -33,11 +33,6 @@ def events(url: str) -> list[tuple[int, str, str]]:
     with psycopg.connect(url) as conn:
         rows = conn.execute("SELECT position, agent, raw FROM lesson_credit.events ORDER BY position").fetchall()
     return [(int(position), str(agent), str(raw)) for position, agent, raw in rows]
-
-
-def push(capsys: pytest.CaptureFixture[str], root: Path, url: str) -> dict[str, object]:
-    out: dict[str, object] = run_json(capsys, "store", "push", "-w", str(root), "--store", url)
-    return out
 
 
 def memory_files(root: Path) -> dict[str, bytes]:

@@ -14,8 +14,7 @@ import psycopg
 import pytest
 
 from lesson_credit.core.log.pgstore import PgStore
-from tests.pg.pg_helpers import line, log_path
-from tests.support.cli_run import run, run_json
+from tests.pg.pg_helpers import line, log_path, push, refused
 
 S1 = line({"type": "session", "session_id": "s1", "base_reward": None,
            "lessons": [{"path": "tools/git.md", "salience": 1.0}]})  # fmt: skip
@@ -36,18 +35,6 @@ def stored(url: str) -> list[tuple[str, object]]:
     with psycopg.connect(url) as conn:
         rows = conn.execute("SELECT raw FROM lesson_credit.events ORDER BY position").fetchall()
     return [(json.loads(raw)["session_id"], json.loads(raw).get("base_reward")) for (raw,) in rows]
-
-
-def push(capsys: pytest.CaptureFixture[str], root: Path, url: str) -> dict[str, object]:
-    out: dict[str, object] = run_json(capsys, "store", "push", "-w", str(root), "--store", url)
-    return out
-
-
-def refused(capsys: pytest.CaptureFixture[str], root: Path, url: str) -> str:
-    """The one line of a push refused (exit 1, nothing on stdout)."""
-    code, out, err = run(capsys, "store", "push", "-w", str(root), "--store", url)
-    assert (code, out) == (1, "") and err.count("\n") == 1 and "nothing pushed" in err, (code, out, err)
-    return err
 
 
 def memory_bytes(root: Path) -> bytes:
