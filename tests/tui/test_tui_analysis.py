@@ -270,6 +270,41 @@ async def held_run(pilot: Pilot[None], screen: SimulationScreen, title: Static, 
     assert str(title.render()).startswith("scenario few-sessions · seed")  # the seeds it ran, kept
 
 
+async def test_simulation_title_says_a_first_run_cancelled_stops_after_its_seed(
+    app: LessonCreditApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Escape before the first seed is done: the status said 'cancelling: stops after the seed being simulated'
+    while the table's title still said the run was going and escape would cancel it. The title says it stops."""
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("m")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, SimulationScreen)
+        title = screen.query_one("#report-title", Static)
+        screen.query_one("#scenario", Select).value = "few-sessions"
+        screen.query_one("#seeds", Input).value = "40"
+        gate = threading.Event()
+        simulate = screen.source.simulate
+
+        def held(*args: Any, **kwargs: Any) -> Any:
+            gate.wait(60)
+            return simulate(*args, **kwargs)
+
+        monkeypatch.setattr(screen.source, "simulate", held)
+        try:
+            await pilot.press("ctrl+r")
+            await wait_until(pilot, lambda: str(title.render()).startswith("No results yet"))
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: screen.cancelling)
+            await pilot.pause()
+            assert str(title.render()) == "No results yet: the first run stops after the seed being simulated."
+        finally:
+            gate.set()
+        await wait_until(pilot, lambda: screen.running is None)
+        assert screen.report is not None and len(screen.report.seeds) == 1  # the seed it was simulating, kept
+
+
 # ---------------------------------------------------------------------------- Health
 
 

@@ -257,6 +257,8 @@ class SimulationScreen(Screen[None]):
         self.query_one("#sim-status", Static).update(text)
 
     def _no_report_title(self) -> Text:
+        if self.running is not None and self.cancelling:
+            return Text("No results yet: the first run stops after the seed being simulated.", style="italic")
         if self.running is not None:
             return Text("No results yet: the first run is going (escape cancels it).", style="italic")
         return Text("No run yet: pick a scenario and the number of seeds, then press ctrl+r.", style="italic")
@@ -407,6 +409,8 @@ class SimulationScreen(Screen[None]):
         self.cancelling = True
         self.workers.cancel_group(self, "simulation")
         self._set_status(Text("cancelling: stops after the seed being simulated", style="bold"))
+        if self.report is None:  # (the title said the run was going and escape would cancel it)
+            self.query_one("#report-title", Static).update(self._no_report_title())
 
     @work(thread=True, exclusive=True, group="simulation")
     def _simulate(self, run: int, name: str, seeds: int) -> None:
