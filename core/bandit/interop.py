@@ -129,10 +129,10 @@ def arm_number(value: Any, what: str, arm: str) -> float:
     return float(value)
 
 
-def read_bandit_state(path: Path, library_ids: set[str], roots: tuple[str, ...]) -> ImportReport:
-    """Parse a gptme `bandit-state.json`; extra keys are tolerated, bad values refused."""
+def read_bandit_state(path: Path, ids: set[str], roots: tuple[str, ...], raw: bytes | None = None) -> ImportReport:
+    """Parse a gptme `bandit-state.json` (`raw`: its bytes, read already); extra keys tolerated, bad values refused."""
     try:
-        raw = read_capped(path, STATE_MAX_BYTES)
+        raw = read_capped(path, STATE_MAX_BYTES) if raw is None else raw
     except FileNotFoundError:
         raise InteropError(f"not found: {path}") from None
     except UnsafeFile as exc:
@@ -146,7 +146,7 @@ def read_bandit_state(path: Path, library_ids: set[str], roots: tuple[str, ...])
     if not isinstance(data, dict) or not isinstance(data.get("arms"), dict):
         raise InteropError(f"{path}: expected an object with an 'arms' object (gptme bandit-state.json)")
     arms = []
-    mapper = ArmMapper(library_ids, roots)
+    mapper = ArmMapper(ids, roots)
     for key, entry in data["arms"].items():
         if not isinstance(entry, dict):
             raise InteropError(f"{path}: arm {key!r} is not an object")
@@ -203,9 +203,9 @@ def file_sessions(state: dict[str, Any]) -> int:
     return _whole_count(state.get("total_sessions")) or 0
 
 
-def read_import(path: Path, library: Library) -> ImportReport:
-    """A gptme `bandit-state.json` read for import into `library`'s workspace; refuses one with no arms."""
-    report = read_bandit_state(path, {lesson.id for lesson in library.lessons}, library.roots)
+def read_import(path: Path, library: Library, raw: bytes | None = None) -> ImportReport:
+    """A gptme `bandit-state.json` (`raw`: its bytes, read already) read for import; refuses one with no arms."""
+    report = read_bandit_state(path, {lesson.id for lesson in library.lessons}, library.roots, raw)
     if not report.arms:
         raise InteropError(f"{path}: no arms to import")
     return report
@@ -407,12 +407,12 @@ class _LastRead:
     ours: bool | None = None
 
 
-def read_state(path: Path) -> dict[str, Any]:
-    """A state file as it is: its JSON object, or {} when it is missing, unreadable, not a
-    regular file, too big or not an object. The object may be the one an earlier call returned for
-    the same bytes: callers do not change it."""
+def read_state(path: Path, raw: bytes | None = None) -> dict[str, Any]:
+    """A state file as it is (`raw`: its bytes as read already): its JSON object, or {} when it is missing,
+    unreadable, not a regular file, too big or not an object. The object may be the one an earlier call
+    returned for the same bytes: callers do not change it."""
     try:
-        raw = read_regular(path, STATE_MAX_BYTES)
+        raw = read_regular(path, STATE_MAX_BYTES) if raw is None else raw
         if _LastRead.path == path and _LastRead.raw == raw:
             return _LastRead.state
         loaded = decode_json(raw, path)
@@ -529,7 +529,7 @@ def rewrite_state(
     payload[STAMP_KEY] = state_stamp(payload)
 
     def unchanged() -> None:  # saved by another tool meanwhile: replacing it would drop its update
-        if _settled_bytes(path) != before:
+        if (settled_bytes(path) or b"") != before:
             raise StateChanged(kept_message(path, "saved again while lesson-credit rewrote it"))
 
     unchanged()
@@ -551,16 +551,16 @@ def _wait_for_save() -> None:
     time.sleep(SAVE_SETTLE_S)
 
 
-def _settled_bytes(path: Path) -> bytes:
-    """The state file's bytes right before we replace it (b"": none). gptme's bandit saves with
-    `write_text`: the file is emptied when opened, then written; replaced in between, its text goes to
-    the file no longer there, its session lost. So a file empty or not ending its JSON object is read
-    again a moment later (`_wait_for_save`): a save done by then reads as a change (its update logged)."""
+def settled_bytes(path: Path) -> bytes | None:
+    """A state file's bytes (None: missing or unreadable) before we replace or import it. gptme's bandit saves with
+    `write_text`: the file is emptied when opened, then written; replaced in between, its text goes to the file no
+    longer there (its session lost); read in between, it is not what gptme saves. So a file empty or not ending its
+    JSON object is read again a moment later (`_wait_for_save`): a save done by then reads as a change."""
     data = _file_bytes(path)
     if data is not None and not data.rstrip().endswith(b"}"):
         _wait_for_save()
         data = _file_bytes(path)
-    return data or b""
+    return data
 
 
 def _file_bytes(path: Path) -> bytes | None:
@@ -586,7 +586,7 @@ def export_state(
     before = (_file_bytes(target) or b"") if was is None else was
 
     def unchanged() -> None:
-        if _settled_bytes(target) != before:
+        if (settled_bytes(target) or b"") != before:
             raise StateChanged(
                 f"{target}: saved by another tool (gptme's bandit) while export-gptme wrote it; not replaced "
                 "(run export-gptme again: that tool's update is logged first, or the export is refused)"

@@ -140,7 +140,8 @@ class GptmeFiles(EarlierCopies):
         with self.log.locked():
             self.refresh()
             own = self._is_own(Path(path))
-            existing = interop.read_state(Path(path))
+            raw = interop.settled_bytes(Path(path))  # read once: what is decided and what is logged are one file
+            existing = {} if raw is None else interop.read_state(Path(path), raw)
             keys = self.state_keys(existing)
             agrees = bool(existing) and self.agrees(existing, keys)
             if own and existing and not interop.written_by_us(existing) and not agrees and self._has_evidence():
@@ -155,7 +156,7 @@ class GptmeFiles(EarlierCopies):
             if own and (agrees or interop.written_by_us(existing)):
                 why = f"{path} is written from this workspace's log: nothing to import"
                 return ImportReport(str(path), (), skipped=why)
-            report = interop.read_import(Path(path), self.library())
+            report = interop.read_import(Path(path), self.library(), raw)
             if not own and (exported := self._export_lineage(Path(path), existing)) is not None:
                 # (the sessions it counted too)
                 return self._import_exported(Path(path), existing, exported[0], EXPORTED, exported[1])

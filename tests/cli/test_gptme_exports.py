@@ -447,3 +447,42 @@ def test_an_export_replaces_another_bandits_file_without_sessions(root: Path, tm
     target.write_text(json.dumps({"arms": {QUOTE: fresh}, "total_sessions": 0, "created": "2026-10-01T08:00:00Z"}))
     ok("export-gptme", "--workspace", str(root), str(target))
     assert json.loads(target.read_text())["arms"][GIT]["alpha"] == pytest.approx(1.8)  # s1: 1 + 0.8
+
+
+@pytest.mark.parametrize("between_reads", [True, False])
+def test_an_import_of_a_file_gptme_is_saving_reads_it_once(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, between_reads: bool
+) -> None:
+    """gptme's bandit saves with `write_text`: the file is emptied when opened, then written. `import-gptme` read
+    the file twice: found empty the first time (nothing exported there, as far as it knew) and whole the second,
+    the whole file was logged as a prior, s1's evidence in it counted twice (git Beta(2.6, 2.4) n 3); found
+    empty both times, it was refused as "not valid JSON" (exit 1, bad input). An empty file is read again a
+    moment later, and every decision is made on that one reading."""
+    from lesson_credit.core.bandit import interop
+
+    out_file = tmp_path / "out.json"
+    ok("export-gptme", "--workspace", str(root), str(out_file))
+    gptme_update(out_file, {GIT: (0.0, 1.0, 1, 0)})  # one session of gptme's there, git not rewarded
+    theirs = out_file.read_text()
+    saving = out_file.open("w")  # gptme's next save has opened (emptied) the file, not written it yet
+
+    def gptme_finishes() -> None:
+        if not saving.closed:
+            saving.write(theirs)
+            saving.close()
+
+    read_import = interop.read_import
+
+    def read_while_saved(*args: Any, **kwargs: Any) -> Any:  # gptme's save lands between two reads of the file
+        gptme_finishes()
+        return read_import(*args, **kwargs)
+
+    monkeypatch.setattr(interop, "_wait_for_save", gptme_finishes, raising=False)
+    if between_reads:
+        monkeypatch.setattr(interop, "read_import", read_while_saved)
+    ok("import-gptme", "--workspace", str(root), str(out_file))
+    # s1: Beta(1.8, 1.2) n 1; gptme's +0/+1 and one selection: Beta(1.8, 2.2) n 2
+    assert posteriors(root) == {GIT: pytest.approx((1.8, 2.2, 2))}
+    assert [e["arms"] for e in events(root) if e["type"] == "prior"] == [
+        {GIT: {"alpha": 0.0, "beta": 1.0, "n": 1, "rewards": 0}}
+    ]
