@@ -24,6 +24,7 @@ from lesson_credit.tui.screens.session_detail import SessionDetailScreen
 from lesson_credit.tui.screens.sessions import SessionsScreen
 from tests.support.layout import CONFIG_REL, FIXED_NOW, LOG_REL, STATE_REL, fixed_clock
 from tests.support.textual_private import messages_waiting, toasts_laid_out, type_ahead
+from tests.support.waits import task_waits, thread_waits
 
 __all__ = ["CONFIG_REL", "FIXED_NOW", "LOG_REL", "STATE_REL", "fixed_clock"]  # the layout, re-exported
 
@@ -268,7 +269,9 @@ async def settle(pilot: Any) -> None:
             while busy():
                 if loop.time() > deadline:
                     what = f"{', '.join(busy_with()) or 'nothing now'}; on {screen_name()}"
-                    raise AssertionError(f"the app did not settle within {SETTLE_LIMIT_S:g} s ({what})")
+                    # and where each thread and each task of ours waits: a wait seen once is named by that run
+                    waits = "\n".join(thread_waits() + task_waits())
+                    raise AssertionError(f"the app did not settle within {SETTLE_LIMIT_S:g} s ({what})\n{waits}")
                 await asyncio.sleep(0.01)
         else:
             quiet += 1
