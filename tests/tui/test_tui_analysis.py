@@ -224,6 +224,29 @@ async def test_simulation_hint_names_the_key_that_runs(app: LessonCreditApp) -> 
         await wait_until(pilot, lambda: screen.report is not None)
 
 
+async def simulation_held(
+    pilot: Pilot[None], monkeypatch: pytest.MonkeyPatch
+) -> tuple[SimulationScreen, Static, threading.Event]:
+    """Simulation open on few-sessions x 40 seeds, its runs held back until the returned event is set: the
+    screen, its table's title and the event."""
+    await settle(pilot)
+    await pilot.press("m")
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, SimulationScreen)
+    screen.query_one("#scenario", Select).value = "few-sessions"
+    screen.query_one("#seeds", Input).value = "40"
+    gate = threading.Event()
+    simulate = screen.source.simulate
+
+    def held(*args: Any, **kwargs: Any) -> Any:
+        gate.wait(60)
+        return simulate(*args, **kwargs)
+
+    monkeypatch.setattr(screen.source, "simulate", held)
+    return screen, screen.query_one("#report-title", Static), gate
+
+
 async def test_simulation_title_says_a_first_run_is_going(
     app: LessonCreditApp, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -231,22 +254,7 @@ async def test_simulation_title_says_a_first_run_is_going(
     Until its first seed is done it says the run is going (the run held back here, not raced); then the
     table is the seeds done so far, and a cancel keeps them."""
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("m")
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, SimulationScreen)
-        title = screen.query_one("#report-title", Static)
-        screen.query_one("#scenario", Select).value = "few-sessions"
-        screen.query_one("#seeds", Input).value = "40"
-        gate = threading.Event()
-        simulate = screen.source.simulate
-
-        def held(*args: Any, **kwargs: Any) -> Any:
-            gate.wait(60)
-            return simulate(*args, **kwargs)
-
-        monkeypatch.setattr(screen.source, "simulate", held)
+        screen, title, gate = await simulation_held(pilot, monkeypatch)
         try:
             await held_run(pilot, screen, title, gate)
         finally:
@@ -276,22 +284,7 @@ async def test_simulation_title_says_a_first_run_cancelled_stops_after_its_seed(
     """Escape before the first seed is done: the status said 'cancelling: stops after the seed being simulated'
     while the table's title still said the run was going and escape would cancel it. The title says it stops."""
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("m")
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, SimulationScreen)
-        title = screen.query_one("#report-title", Static)
-        screen.query_one("#scenario", Select).value = "few-sessions"
-        screen.query_one("#seeds", Input).value = "40"
-        gate = threading.Event()
-        simulate = screen.source.simulate
-
-        def held(*args: Any, **kwargs: Any) -> Any:
-            gate.wait(60)
-            return simulate(*args, **kwargs)
-
-        monkeypatch.setattr(screen.source, "simulate", held)
+        screen, title, gate = await simulation_held(pilot, monkeypatch)
         try:
             await pilot.press("ctrl+r")
             await wait_until(pilot, lambda: str(title.render()).startswith("No results yet"))
