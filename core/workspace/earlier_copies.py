@@ -142,17 +142,17 @@ class EarlierCopies(StateFile):
         of it that are ours, told arm by arm as an earlier copy's (`_earlier_copy`), or which arm is none of those
         and why ("": none can be told, as with no copy). That verdict is kept (kept_verdict): the file is then
         kept at every write, and the check, which reads the whole log, runs again only when it could change."""
-        raw = interop.state_bytes(self.state_path)
-        if (kept := self._kept_verdict(raw)) is not None and interop.read_state(self.state_path) == state:
+        raw = interop.state_bytes(self.state_path)  # read once: what is told, and kept, is of these bytes
+        if interop.read_state(self.state_path, raw) != state:  # (saved again since the caller read it)
+            return ""
+        if (kept := self._kept_verdict(raw)) is not None:
             return kept
         try:
-            report = interop.read_import(self.state_path, self.library())
+            report = interop.read_import(self.state_path, self.library(), raw)
         except interop.InteropError:  # (no arm to tell, a bad number)
             return ""
-        if interop.read_state(self.state_path) != state:  # (saved again meanwhile: the report is of another file)
-            return ""
         found = self._earlier_copy(self.state_path, state, report)
-        if isinstance(found, Untold) and interop.state_bytes(self.state_path) == raw:
+        if isinstance(found, Untold):
             self._keep_verdict(raw, found)
         return found if isinstance(found, str) else foreign.written_of(found[0])
 
