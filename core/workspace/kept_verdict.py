@@ -24,7 +24,7 @@ VERDICT_MAGIC = b"lesson-credit kept-verdict 1\n"
 
 class Untold(str):
     """Why an arm of a file cannot be told apart from the log's evidence (a str, as the check says it), with the
-    lesson (one Unicode form) that arm is told against; None: none (no telling of any arm holds, decay set)."""
+    lesson (one Unicode form) that arm is told against; None: the arm names no lesson of the log."""
 
     arm: str | None
 
