@@ -254,3 +254,12 @@ def test_a_save_that_opens_another_bandits_file_right_before_an_export_renames_i
     code, _, err = run(capsys, "export-gptme", str(target), "--workspace", str(ws))
     assert done and code == 1 and len(err.strip().splitlines()) == 1 and "saved by another tool" in err, err
     assert target.read_text() == theirs
+
+
+def test_lint_says_a_file_being_saved_is_being_saved_not_damaged(
+    ws: Path, capsys: pytest.CaptureFixture[str], saving: Callable[[Path, float], IO[str]]
+) -> None:
+    saving(ws / STATE_REL, AHEAD)
+    code, out, err = run(capsys, "lint", "--workspace", str(ws), "--json")
+    (found,) = [f for f in json.loads(out)["findings"] if f["code"] == "stale-bandit-state"]
+    assert "may be saving it" in found["message"] and "not valid JSON" not in found["message"], found
