@@ -12,8 +12,10 @@ says how to take the file back.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lesson_credit.core.bandit import saving
 from lesson_credit.core.bandit.interop import (
     SOURCE_KEY,
     StateKept,
@@ -28,6 +30,8 @@ from lesson_credit.core.log.store import StoreError
 
 if TYPE_CHECKING:
     from lesson_credit.core.workspace import Workspace
+
+SAVING_THEN = "left to that writer, and the next write or `status` rewrites it"
 
 
 @dataclass(frozen=True)
@@ -58,6 +62,8 @@ def check_state(ws: Workspace) -> StateCheck | None:
     try:
         state = decode_json(raw, path.name)
     except JsonError as exc:
+        if saving.saving_now(seen := saving.settled(path)):  # (not damaged: gptme's bandit saving it, half-way)
+            return StateCheck(saving.saving_said(Path(path.name), seen, SAVING_THEN), False)
         return StateCheck(str(exc), False)
     if not isinstance(state, dict):
         return StateCheck(f"{path.name} has no 'arms' object", False)

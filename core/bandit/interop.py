@@ -17,7 +17,6 @@ import hashlib
 import json
 import math
 import os
-import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -29,6 +28,10 @@ from msgspec import Struct
 from msgspec.structs import replace
 
 from lesson_credit.core.bandit.fold import Posterior
+from lesson_credit.core.bandit.saving import StateChanged as StateChanged
+from lesson_credit.core.bandit.saving import StateKept as StateKept
+from lesson_credit.core.bandit.saving import StateSaving as StateSaving
+from lesson_credit.core.bandit.saving import check_unchanged, file_bytes, guarded_rename, unsaved_bytes
 from lesson_credit.core.base.errors import UserError
 from lesson_credit.core.base.files import StoreError, WriteGuard, write_json
 from lesson_credit.core.base.ids import library_spellings, normalize_id, one_form
@@ -269,15 +272,6 @@ STAMP_KEY = "lesson_credit_written"  # the hash of the rest of a state file as l
 SOURCE_KEY = "lesson_credit_store"
 
 
-class StateKept(StoreError):
-    """bandit-state.json was changed by another tool since we wrote it, and was left as it is."""
-
-
-class StateChanged(StateKept):
-    """bandit-state.json changed between our read of it and our replacement of it (gptme's bandit
-    saves it without a lock of ours): nothing was written, and the rewrite may start over."""
-
-
 def state_stamp(state: dict[str, Any]) -> str:
     """The hash of a state file's content besides its stamp (key order and spacing do not count)."""
     body = {key: value for key, value in state.items() if key != STAMP_KEY}
@@ -468,6 +462,7 @@ def refuse_non_state(target: Path, ours: Mapping[Path, str]) -> None:
         try:
             loaded = decode_json(raw, target)
         except JsonError:
+            unsaved_bytes(target, EXPORT_REFUSED)  # (a save caught half-way: refused for now, not as "not JSON")
             why = "not JSON"
         else:
             if isinstance(loaded, dict) and (not loaded or isinstance(loaded.get("arms"), dict)):
@@ -518,8 +513,9 @@ def rewrite_state(
     wrote it (no matching stamp) and it disagrees with those posteriors (its arms named by `keys_of`).
     `before_write` is given the payload before the file is replaced (to keep a copy of it). `was`: the
     bytes the caller decided on (`state_bytes`, before logging another tool's increments from them):
-    StateChanged when the file is not those bytes any more (default: the file as this call reads it)."""
-    before = (_file_bytes(path) or b"") if was is None else was
+    StateChanged when the file is not those bytes any more (default: the file as this call reads it);
+    StateSaving, nothing replaced, while another tool is saving it (core/bandit/saving.py)."""
+    before = (file_bytes(path) or b"") if was is None else was
     existing = read_state(path)
     if existing and posterior is not None and not written_by_us(existing):
         why = disagreement(existing, posterior(), path.name, None if keys_of is None else keys_of(existing))
@@ -528,47 +524,25 @@ def rewrite_state(
     payload = payload_of(existing)
     payload[STAMP_KEY] = state_stamp(payload)
 
-    def unchanged() -> None:  # saved by another tool meanwhile: replacing it would drop its update
-        if (settled_bytes(path) or b"") != before:
-            raise StateChanged(kept_message(path, "saved again while lesson-credit rewrote it"))
+    def changed() -> StateChanged:  # saved by another tool meanwhile: replacing it would drop its update
+        return StateChanged(kept_message(path, "saved again while lesson-credit rewrote it"))
 
-    unchanged()
+    then = f"left to that writer, and the next command brings {path.name} up to date"  # (StateSaving)
+    check_unchanged(path, before, changed, then)
     if before_write is not None:
         before_write(payload)
-    write_json(path, payload, guard=guard, before_replace=unchanged)  # checked again right before the rename
+    write_json(path, payload, guard=guard, rename=guarded_rename(before, changed, then))  # (checked again)
 
 
-def state_bytes(path: Path | str) -> bytes:
+EXPORT_REFUSED = "not replaced, nothing exported (run export-gptme again in a few seconds)"  # a file being saved there
+
+
+def state_bytes(path: Path | str, exporting: bool = False) -> bytes:
     """The bytes of the state file `export-gptme PATH` writes, as they are now (b"" when there is none or
-    it cannot be read), for `export_state`'s `was`."""
-    return _file_bytes(export_target(path)) or b""
-
-
-SAVE_SETTLE_S = 0.02  # how long a save caught half-way (the file emptied, not yet written) is given
-
-
-def _wait_for_save() -> None:
-    time.sleep(SAVE_SETTLE_S)
-
-
-def settled_bytes(path: Path) -> bytes | None:
-    """A state file's bytes (None: missing or unreadable) before we replace or import it. gptme's bandit saves with
-    `write_text`: the file is emptied when opened, then written; replaced in between, its text goes to the file no
-    longer there (its session lost); read in between, it is not what gptme saves. So a file empty or not ending its
-    JSON object is read again a moment later (`_wait_for_save`): a save done by then reads as a change."""
-    data = _file_bytes(path)
-    if data is not None and not data.rstrip().endswith(b"}"):
-        _wait_for_save()
-        data = _file_bytes(path)
-    return data
-
-
-def _file_bytes(path: Path) -> bytes | None:
-    """The state file's bytes as they are (None: missing or unreadable), to see whether it changed."""
-    try:
-        return read_regular(path, STATE_MAX_BYTES)
-    except (OSError, UnsafeFile):
-        return None
+    it cannot be read), for `export_state`'s `was`; `exporting`: StateSaving (EXPORT_REFUSED, nothing
+    done yet) while another tool is saving it (`saving.unsaved_bytes`)."""
+    target = export_target(path)
+    return (unsaved_bytes(target, EXPORT_REFUSED) if exporting else file_bytes(target)) or b""
 
 
 def export_state(
@@ -581,20 +555,20 @@ def export_state(
     (exported onto the workspace's own file, it is then ours again: `before_write` keeps its copy);
     returns that path. StateChanged (nothing replaced) when another tool saved the file there since the
     caller read it (`was`: its bytes then, `state_bytes`; default: as this call reads them) and before
-    the new file would replace it: that update would be lost."""
+    the new file would replace it: that update would be lost; StateSaving (EXPORT_REFUSED) while another
+    tool is saving it there (core/bandit/saving.py)."""
     target = export_target(path)
-    before = (_file_bytes(target) or b"") if was is None else was
+    before = (file_bytes(target) or b"") if was is None else was
 
-    def unchanged() -> None:
-        if (settled_bytes(target) or b"") != before:
-            raise StateChanged(
-                f"{target}: saved by another tool (gptme's bandit) while export-gptme wrote it; not replaced "
-                "(run export-gptme again: that tool's update is logged first, or the export is refused)"
-            )
+    def changed() -> StateChanged:
+        return StateChanged(
+            f"{target}: saved by another tool (gptme's bandit) while export-gptme wrote it; not replaced "
+            "(run export-gptme again: that tool's update is logged first, or the export is refused)"
+        )
 
     payload = payload_of()
     payload[STAMP_KEY] = state_stamp(payload)
     if before_write is not None:
         before_write(payload)
-    write_json(target, payload, before_replace=unchanged)
+    write_json(target, payload, rename=guarded_rename(before, changed, EXPORT_REFUSED))
     return target

@@ -4,7 +4,8 @@
     ├── UserError (exit 1): bad input, a bad config or lesson file, a refused write, an invalid
     │   event, a duplicate session: the message is one line for the user, nothing was written
     └── TemporaryFailure (exit 75, EX_TEMPFAIL): the event store failed for now (a database down,
-        a lock held too long): nothing was written, retry later
+        a lock held too long), or a state file another tool is saving (export-gptme, import-gptme):
+        nothing was written, retry later
 
 Every error the project raises for the user derives from one branch; `lesson-credit` catches only
 the root (cli/main.py). The command line's `UsageError` (cli/common.py) is a UserError that exits 2:

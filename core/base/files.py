@@ -210,11 +210,12 @@ def atomic_write_with(
     guard: WriteGuard | None = None,
     *,
     sync: bool = True,
-    before_replace: Callable[[], object] | None = None,
+    rename: Callable[[str, Path], object] | None = None,
 ) -> None:
     """`atomic_write` of what `write` writes into the new file's handle (it may seek back): for a
-    file too big to hold in memory twice. `before_replace` runs once the new file is written, right
-    before it replaces the old (an exception from it leaves the old file as it is)."""
+    file too big to hold in memory twice. `rename` puts the new file (its temporary name) in place
+    at the real path, once written (default `os.replace`; an exception from it before it renames
+    leaves the old file as it is)."""
     shown = path
     if guard is not None:
         path = guard.target(path)
@@ -231,9 +232,10 @@ def atomic_write_with(
             handle.flush()
             if sync:
                 os.fsync(handle.fileno())
-        if before_replace is not None:
-            before_replace()
-        os.replace(tmp, path)
+        if rename is None:
+            os.replace(tmp, path)
+        else:
+            rename(tmp, path)
     except OSError as exc:
         if tmp is not None:
             with contextlib.suppress(OSError):
@@ -318,11 +320,11 @@ def write_json(
     payload: Any,
     indent: int = 2,
     guard: WriteGuard | None = None,
-    before_replace: Callable[[], object] | None = None,
+    rename: Callable[[str, Path], object] | None = None,
 ) -> None:
     """Write `payload` as indented JSON and a newline, atomically (see `atomic_write_with`)."""
     data = msgspec.json.format(msgspec.json.encode(payload), indent=indent) + b"\n"
-    atomic_write_with(path, lambda handle: handle.write(data), guard, before_replace=before_replace)
+    atomic_write_with(path, lambda handle: handle.write(data), guard, rename=rename)
 
 
 def open_append(path: Path, guard: WriteGuard, flags: int = os.O_WRONLY) -> int:

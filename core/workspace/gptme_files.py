@@ -18,7 +18,7 @@ from msgspec.structs import replace
 
 from lesson_credit.core import commands
 from lesson_credit.core.bandit import increments as foreign
-from lesson_credit.core.bandit import interop
+from lesson_credit.core.bandit import interop, saving
 from lesson_credit.core.bandit.interop import ImportReport
 from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.base.files import reading_back, refuse_unreplaceable
@@ -31,6 +31,7 @@ from lesson_credit.core.workspace.earlier_copies import EarlierCopies, other_nam
 
 EXPORTED = "was exported from this log"  # how an import names the file it takes increments from
 OWN_COPY = "is a copy of a bandit-state.json this workspace wrote"
+IMPORT_REFUSED = "nothing imported (run import-gptme again in a few seconds)"  # a file being saved
 EARLIER = "is an earlier copy of this workspace's bandit-state.json"  # known by its arms' `last_updated` alone
 
 
@@ -54,7 +55,7 @@ class GptmeFiles(EarlierCopies):
             self._refuse_other_names(target)
             if not self._is_own(target):
                 return self._export_elsewhere(target)
-            was = interop.state_bytes(target)  # (what gptme's bandit saves after this, logged or not, is not replaced)
+            was = interop.state_bytes(target, exporting=True)  # (what gptme saves after this, logged or not, is kept)
             try:  # another tool's update of it is logged first, as every write's rewrite does
                 self.warnings.extend(self._log_foreign_update(locked=True)[1])
             except interop.StateKept:  # not knowable: replacing it is what this export is for (docs/trust.md)
@@ -108,7 +109,7 @@ class GptmeFiles(EarlierCopies):
         replace there (a symbolic link, a FIFO, a device) is refused first: one line, nothing logged
         (`export_gptme` refused the event log and any file that is not a gptme state file before)."""
         refuse_unreplaceable(target)  # (StoreError: one line)
-        was = interop.state_bytes(target)  # (what gptme's bandit saves after this is not replaced)
+        was = interop.state_bytes(target, exporting=True)  # (what gptme's bandit saves after this is not replaced)
         self._refuse_over_updates(target)
 
         def log_export(payload: dict[str, Any]) -> None:
@@ -140,7 +141,7 @@ class GptmeFiles(EarlierCopies):
         with self.log.locked():
             self.refresh()
             own = self._is_own(Path(path))
-            raw = interop.settled_bytes(Path(path))  # read once: what is decided and what is logged are one file
+            raw = saving.unsaved_bytes(Path(path), IMPORT_REFUSED)  # read once: what is decided and logged is one file
             existing = {} if raw is None else interop.read_state(Path(path), raw)
             keys = self.state_keys(existing)
             agrees = bool(existing) and self.agrees(existing, keys)

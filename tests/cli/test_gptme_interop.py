@@ -5,6 +5,8 @@ tests/core/test_interop.py."""
 from __future__ import annotations
 
 import json
+import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -166,6 +168,8 @@ def test_bad_files_are_refused_and_the_log_is_unchanged(tmp_path: Path, name: st
     text, reason = bad_files(root)[name]
     source = tmp_path / f"{name}.json"
     source.write_text(text, encoding="utf-8")
+    an_hour_ago = time.time() - 3600  # (half a JSON object changed within seconds is a save in progress: exit 75)
+    os.utime(source, (an_hour_ago, an_hour_ago))
     log_before, state_before = log_bytes(root), (root / STATE_REL).read_bytes()
     for extra in ((), ("--json",)):
         code, out, err = run_cli("import-gptme", "--workspace", str(root), str(source), *extra)

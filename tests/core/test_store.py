@@ -312,13 +312,18 @@ def test_bandit_state_written_atomically(
     root = make_workspace(tmp_path, lessons=LESSONS, events=[session("s1", 1.0, {A: 1.0})], journals={"j": "x"})
     state_path = root / STATE_REL
     seen: list[tuple[str, str, bytes]] = []
-    real_replace = os.replace
+    real_replace, real_link = os.replace, os.link
 
     def spy(src: str, dst: str) -> None:
         seen.append((str(src), str(dst), Path(src).read_bytes()))
         real_replace(src, dst)
 
+    def spy_link(src: str, dst: str) -> None:  # (the first file: linked at a name with none, never over one)
+        seen.append((str(src), str(dst), Path(src).read_bytes()))
+        real_link(src, dst)
+
     monkeypatch.setattr("lesson_credit.core.log.store.os.replace", spy)
+    monkeypatch.setattr("lesson_credit.core.log.store.os.link", spy_link)
     ws = ws_at(root)
     ws.grade("s1", 0.5)
     ws.record("s2", root / "j", [B])

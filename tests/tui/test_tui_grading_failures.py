@@ -8,7 +8,9 @@ keys are typed as an operator would. s1 is logged graded 0.8, s4 pending. The ap
 
 from __future__ import annotations
 
+import os
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -315,6 +317,26 @@ async def test_a_grade_logged_while_the_state_file_fails_is_saved_and_undoable(
         await settle(pilot)
         assert grades(ws_root) == [("s4", 0.7), ("s4", None)]
         assert errors(app) == []
+
+
+async def test_a_grade_while_gptme_saves_the_state_file_leaves_it_to_gptme(app: LessonCreditApp, ws_root: Path) -> None:
+    """gptme's bandit has emptied bandit-state.json to save it (`write_text`, its text not written yet): the
+    dashboard's grade replaced the empty file, and gptme's text then went to the file no longer there. The grade
+    is saved, the file left to gptme, and one warning says so."""
+    state = ws_root / "state" / "lesson-thompson" / "bandit-state.json"
+    with state.open("w"):  # gptme's save has opened (emptied) it
+        ahead = time.time() + 60  # (a time ahead of the clock is recent: no timing luck)
+        os.utime(state, (ahead, ahead))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await open_detail(pilot, "s4")  # pending
+            await pilot.press("7", "c")
+            await settle(pilot)
+            assert grades(ws_root) == [("s4", 0.7)]
+            assert errors(app) == []
+            shown = warnings_shown(app)
+            assert len(shown) == 1 and "may be saving it" in shown[0] and "next command" in shown[0], shown
+            assert state.read_bytes() == b""
 
 
 async def test_a_refused_undo_leaves_the_grade_in_force_as_the_log_says(app: LessonCreditApp, ws_root: Path) -> None:
