@@ -31,7 +31,7 @@ from lesson_credit.core.bandit.fold import Posterior
 from lesson_credit.core.bandit.saving import StateChanged as StateChanged
 from lesson_credit.core.bandit.saving import StateKept as StateKept
 from lesson_credit.core.bandit.saving import StateSaving as StateSaving
-from lesson_credit.core.bandit.saving import check_unchanged, file_bytes, guarded_rename, unsaved_bytes
+from lesson_credit.core.bandit.saving import check_unchanged, file_bytes, guarded_rename, unsaved_bytes, wait_out
 from lesson_credit.core.base.errors import UserError
 from lesson_credit.core.base.files import StoreError, WriteGuard, write_json
 from lesson_credit.core.base.ids import library_spellings, normalize_id, one_form
@@ -448,9 +448,11 @@ def refuse_non_state(target: Path, ours: Mapping[Path, str]) -> None:
     """InteropError when `target` is what `export-gptme` must not replace: one of `ours` (the event log,
     its lock file: what each is), there yet or not, or any file but an empty one or a gptme state file
     (a JSON object with an `arms` object, or `{}`), so that a slip in PATH (a lesson, a journal,
-    config.toml) never destroys a file. Symbolic links, FIFOs and devices are `refuse_unreplaceable`'s."""
+    config.toml) never destroys a file. Symbolic links, FIFOs and devices are `refuse_unreplaceable`'s. A save in
+    progress there is waited out first (`saving.wait_out`: an empty file mktemp has just made, written when old)."""
     why = next((what for path, what in ours.items() if target.resolve() == path.resolve()), None)
     if why is None:
+        wait_out(target)
         try:
             raw = read_regular(target, STATE_MAX_BYTES)
         except FileNotFoundError:

@@ -8,6 +8,7 @@ no longer there: its session in neither the file nor the log); read in between, 
   (SAVE_SETTLE_S): a save done by then reads as a change, which the caller starts over from.
 - Still so, and changed within SAVE_WINDOW_S (or at a time ahead of this clock), it is a save in progress
   (`StateSaving`): never replaced, never imported. Older, it is a save that crashed half-way: replaced.
+  An export or an import first waits for such a save to land (`wait_out`, no lock held), at most that long.
 - The rename (`guarded_rename`) holds the file it replaces open from its last look at it to after the
   rename: a save that opened it in between writes its text there, which is put back at the file's name
   (`StateChanged`: the caller starts over from it, logging that save). A file made at a name that had none
@@ -130,6 +131,16 @@ def unsaved_bytes(path: Path, then: str) -> bytes | None:
     if saving_now(seen):
         raise StateSaving(saving_said(path, seen, then))
     return seen[0]
+
+
+def wait_out(path: Path) -> None:
+    """Before an export onto or an import of the file at `path`, with no lock held: while it is a save in progress
+    (`saving_now`), wait until its text lands or its time is SAVE_WINDOW_S old (an empty file `mktemp` has just
+    made: then written over as a crashed save's). Bounded: a time ahead of the clock stays recent, and the
+    caller's look then refuses it (StateSaving, exit 75)."""
+    deadline = time.monotonic() + SAVE_WINDOW_S + SAVE_SETTLE_S
+    while saving_now(look(path)) and time.monotonic() < deadline:
+        _wait_for_save()
 
 
 def check_unchanged(path: Path, before: bytes, changed: Callable[[], StateKept], then: str) -> None:

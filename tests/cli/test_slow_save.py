@@ -18,6 +18,7 @@ from typing import IO, Any
 
 import pytest
 
+import lesson_credit.core.bandit.saving as save_rule
 from tests.support.cli_run import run
 from tests.support.engine_helpers import BASIC_JOURNAL, BASIC_LESSONS, LOG_REL, STATE_REL, make_workspace, session
 
@@ -85,6 +86,13 @@ AHEAD = -60.0  # a minute ahead of this clock: recent whatever the window
 OLD = 3600.0  # an hour ago: a save that crashed half-way
 
 
+@pytest.fixture
+def short_window(monkeypatch: pytest.MonkeyPatch) -> float:
+    """An export or an import waits out a save in progress up to the window: 0.2 s here, not 5 s."""
+    monkeypatch.setattr(save_rule, "SAVE_WINDOW_S", 0.2)
+    return 0.2
+
+
 def test_a_grade_leaves_a_file_being_saved_to_gptme_and_the_next_command_logs_its_session(
     ws: Path, capsys: pytest.CaptureFixture[str], saving: Callable[[Path, float], IO[str]]
 ) -> None:
@@ -132,9 +140,11 @@ def test_status_leaves_a_file_being_saved_and_says_so(
 
 
 @pytest.mark.parametrize("own", [True, False])
+@pytest.mark.usefixtures("short_window")
 def test_an_export_onto_a_file_being_saved_is_refused_for_now_and_changes_nothing(
     ws: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], saving: Callable[[Path, float], IO[str]], own: bool
 ) -> None:
+    """Its time ahead of the clock: still a save in progress once the wait is over."""
     target = ws / STATE_REL
     if not own:
         target = tmp_path / "agent" / "bandit-state.json"
@@ -158,6 +168,7 @@ def test_an_export_onto_a_file_emptied_long_ago_replaces_it(
     assert json.loads(target.read_text())["arms"][GIT]["alpha"] == pytest.approx(1.9)  # s1 at 0.9: 1 + 0.9
 
 
+@pytest.mark.usefixtures("short_window")
 def test_an_import_of_a_file_being_saved_is_refused_for_now(
     ws: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], saving: Callable[[Path, float], IO[str]]
 ) -> None:
@@ -166,10 +177,52 @@ def test_an_import_of_a_file_being_saved_is_refused_for_now(
     handle = saving(other, AHEAD)
     handle.write('{"arms": {')
     handle.flush()
+    os.utime(other, (time.time() - AHEAD, time.time() - AHEAD))  # (the write set it to now: ahead again)
     log = (ws / LOG_REL).read_bytes()
     code, _, err = run(capsys, "import-gptme", str(other), "--workspace", str(ws))
     assert code == TEMPFAIL and len(err.strip().splitlines()) == 1 and "nothing imported" in err, err
     assert (ws / LOG_REL).read_bytes() == log
+
+
+@pytest.mark.usefixtures("short_window")
+def test_an_export_onto_an_empty_file_just_made_waits_until_it_is_old_and_writes_it(
+    ws: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`export-gptme "$(mktemp)"`: the file is empty and new, as gptme's save caught half-way is; once no save has
+    written it within the window it is written over (it was refused, exit 75, for those seconds)."""
+    target = tmp_path / "tmp.k3J9xq"
+    target.write_bytes(b"")  # made just now
+    code, _, err = run(capsys, "export-gptme", str(target), "--workspace", str(ws))
+    assert code == 0, err
+    assert json.loads(target.read_text())["arms"][GIT]["alpha"] == pytest.approx(1.9)  # s1 at 0.9: 1 + 0.9
+
+
+def test_an_import_of_a_file_being_saved_imports_the_save_once_it_lands(
+    ws: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    saving: Callable[[Path, float], IO[str]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The import waits for the save (no lock held) and logs what it saved (it was refused, exit 75)."""
+    other = tmp_path / "agent.json"
+    handle = saving(other, AHEAD)
+    real_wait = save_rule._wait_for_save
+    waits = []
+
+    def lands() -> None:  # gptme's write_text writes its text while we wait, later than the settle's 20 ms
+        waits.append(1)
+        if len(waits) == 3:
+            handle.write(json.dumps({"arms": {GIT: {"alpha": 3.0, "beta": 1.0, "total_selections": 2}}}))
+            handle.close()
+        real_wait()
+
+    monkeypatch.setattr(save_rule, "_wait_for_save", lands)
+    code, _, err = run(capsys, "import-gptme", str(other), "--workspace", str(ws))
+    assert code == 0 and len(waits) >= 3, err
+    # the other bandit's file counted from Beta(1, 1): git +2 / +0 over 2 sessions, as a prior event
+    (prior,) = [e for e in events(ws) if e["type"] == "prior"]
+    assert prior["arms"][GIT]["alpha"] == pytest.approx(3.0) and prior["arms"][GIT]["beta"] == pytest.approx(1.0)
 
 
 def test_a_save_that_opens_the_file_right_before_our_rename_is_logged_not_lost(
