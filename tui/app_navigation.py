@@ -208,6 +208,15 @@ class AppNavigation(_Base):
         sections.extend(column_sections())
         self.push_screen(HelpScreen(sections, current))
 
+    def action_command_palette(self) -> None:
+        """ctrl+p (and a click on the title bar's icon): Textual's palette, with a footer naming its own keys."""
+        from textual.command import CommandPalette
+
+        from lesson_credit.tui.screens.palette import KeysPalette
+
+        if self.use_command_palette and not isinstance(self.screen, CommandPalette):  # (as CommandPalette.is_open)
+            self.push_screen(KeysPalette(id="--command-palette"))
+
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """The palette lists every key binding of the current screen and the app, then Textual's own."""
         from lesson_credit.tui.screens.help import as_binding
