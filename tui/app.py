@@ -103,6 +103,7 @@ class LessonCreditApp(AppNavigation, AppWrites, App[None]):
     """The source's version as of the last change message; screens watch it and reload."""
     reading: reactive[str] = reactive("")  # a long read's progress: the title bar adds it on every screen
     saving: reactive[str] = reactive("")  # writes waiting to be retried: the title bar adds it on every screen
+    saving_short = ""  # the writes waiting to be retried in fewer words, for a title bar with no room for `saving`
 
     def __init__(
         self,
