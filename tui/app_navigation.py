@@ -28,6 +28,9 @@ else:  # a plain mixin at run time, before App in LessonCreditApp's bases
 
 MODE_ACTIONS: tuple[str, ...] = ("show_lessons", "show_sessions", "show_analysis", "show_simulation", "show_health")
 MODE_ACTIONS += ("show_agreement", "show_queue", "help", "jump")  # A and I (the screens group) too
+# the palette's title of a binding whose footer entry stands for several keys (`0-9 Draft`), listed under its own
+# key: chosen as `Draft`, it drafted 0.0
+PALETTE_TITLES = {"set_draft(0.0)": "Draft 0.0"}
 
 
 class AppNavigation(_Base):
@@ -228,6 +231,9 @@ class AppNavigation(_Base):
                 if not binding.description or binding.action in seen:
                     continue
                 seen.add(binding.action)
-                keys = binding.key_display or self.get_key_display(Binding(binding.key.split(",")[0], binding.action))
-                yield SystemCommand(binding.description, f"key: {keys}", partial(node.run_action, binding.action))
+                key = binding.key.split(",")[0]
+                title = PALETTE_TITLES.get(binding.action, binding.description)
+                keys = binding.key_display if title == binding.description else None
+                keys = keys or self.get_key_display(Binding(key, binding.action))
+                yield SystemCommand(title, f"key: {keys}", partial(node.run_action, binding.action))
         yield from super().get_system_commands(screen)

@@ -54,3 +54,19 @@ async def test_the_keys_the_palette_footer_names_do_what_it_says(app: LessonCred
         await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette))
         burst(pilot, "escape")
         await wait_until(pilot, lambda: isinstance(app.screen, AnalysisScreen))
+
+
+async def test_the_palette_names_the_draft_its_zero_key_sets(app: LessonCreditApp) -> None:
+    """On a session the palette listed `Draft`, `key: 0-9` (the footer's entry for the ten digit keys), and
+    choosing it drafted 0.0: a grade the operator never named. It is listed as what it does, `Draft 0.0`, `key: 0`,
+    beside `Draft 0.1` (key 1) to `Draft 0.9`; the footer and help keep `0-9 Draft`."""
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        detail = await open_session(pilot, "s1")
+        commands = {command.title: command for command in app.get_system_commands(detail)}
+        assert "Draft" not in commands
+        assert commands["Draft 0.0"].help == "key: 0" and commands["Draft 0.3"].help == "key: 3"
+        await commands["Draft 0.0"].callback()
+        await settle(pilot)
+        assert detail.draft == 0.0
+        assert "0-9 Draft" in screen_lines(app)[-1].text
