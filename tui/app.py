@@ -9,21 +9,21 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import events, on, work
-from textual.app import App, SystemCommand
+from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.notifications import Notify, SeverityLevel
 from textual.reactive import reactive
-from textual.screen import Screen
 from textual.scrollbar import ScrollBar
 from textual.timer import Timer
 from textual.worker import get_current_worker
 
 from lesson_credit.tui import gc_settings
+from lesson_credit.tui.app_navigation import MODE_ACTIONS, AppNavigation
 from lesson_credit.tui.app_writes import RETRY_SECONDS, AppWrites
 from lesson_credit.tui.background import use_background_threads
 from lesson_credit.tui.held_toasts import HeldToasts
@@ -39,8 +39,6 @@ from lesson_credit.tui.screens.base import describe_failure
 from lesson_credit.tui.screens.lazy import (
     analysis_screen,
     health_screen,
-    help_screens,
-    is_session_detail,
     sessions_screen,
     simulation_screen,
 )
@@ -48,7 +46,7 @@ from lesson_credit.tui.screens.lessons import LessonsScreen
 from lesson_credit.tui.source import Opening, WorkspaceSource
 from lesson_credit.tui.source_views import Problems, SourceSnapshot
 from lesson_credit.tui.stylesheet import ThemeStylesheet
-from lesson_credit.tui.text import counted, fmt_grade, listed, one_line
+from lesson_credit.tui.text import counted, listed, one_line
 from lesson_credit.tui.textual_private import trim_toasts
 from lesson_credit.tui.widgets.scrollbar_render import SCROLLBAR_CSS, WholeCellScrollBarRender
 from lesson_credit.tui.writes import OPERATOR, WriteQueue
@@ -65,14 +63,12 @@ PROBLEMS_IN_NOTICE = 3
 TOASTS_SHOWN = 2  # at most this many toasts at once: more would cover the numbers being graded (80x24)
 TOAST_SECONDS = 4.0  # a confirmation's life; errors and warnings stay twice as long
 SCREENS_GROUP = Binding.Group("screens")
-MODE_ACTIONS: tuple[str, ...] = ("show_lessons", "show_sessions", "show_analysis", "show_simulation", "show_health")
-MODE_ACTIONS += ("show_agreement", "show_queue", "help", "jump")  # A and I (the screens group) too
 # what a screen holding its keys lets pass (tui/keys.py): the screens, and ctrl+d, which asks to discard the writes
 # not saved (a screen may hold its keys for one of them: an undo of the log's)
 LEAVING_ACTIONS = frozenset((*MODE_ACTIONS, "discard_writes"))
 
 
-class LessonCreditApp(AppWrites, App[None]):
+class LessonCreditApp(AppNavigation, AppWrites, App[None]):
     """Lessons and Sessions are modes (each keeps its own stack); detail screens push on top."""
 
     TITLE = "lesson-credit"
@@ -107,6 +103,7 @@ class LessonCreditApp(AppWrites, App[None]):
     """The source's version as of the last change message; screens watch it and reload."""
     reading: reactive[str] = reactive("")  # a long read's progress: the title bar adds it on every screen
     saving: reactive[str] = reactive("")  # writes waiting to be retried: the title bar adds it on every screen
+    saving_short = ""  # the writes waiting to be retried in fewer words, for a title bar with no room for `saving`
 
     def __init__(
         self,
@@ -389,82 +386,6 @@ class LessonCreditApp(AppWrites, App[None]):
             return
         self.notify(one_line(event.reason), title="Could not finish", severity="error", markup=False)
 
-    # ---------------------------------------------------------------- navigation
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in MODE_ACTIONS and self.screen.is_modal:
-            return False  # a dialog is open: answer it first
-        return True
-
-    # Screen changes are awaited: the next key (typed fast) then goes to the screen shown, mounted.
-
-    async def action_show_lessons(self) -> None:
-        await self._show_mode("lessons")
-
-    async def action_show_sessions(self) -> None:
-        await self._show_mode("sessions")
-
-    async def action_show_analysis(self) -> None:
-        await self._show_mode("analysis")
-
-    async def action_show_simulation(self) -> None:
-        await self._show_mode("simulation")
-
-    async def action_show_health(self) -> None:
-        await self._show_mode("health")
-
-    async def action_show_agreement(self) -> None:
-        from lesson_credit.tui.screens.agreement import AgreementScreen
-
-        await self.push_screen(AgreementScreen(self.source))
-
-    async def action_show_queue(self) -> None:
-        """`I`: the grading queue, in place of a session screen on top (after asking, when leaving a
-        draft): a session opened from it is then never stacked on another."""
-        from lesson_credit.tui.screens.grading_queue import GradingQueueScreen
-        from lesson_credit.tui.screens.session_detail import SessionDetailScreen
-
-        async def go() -> None:
-            while isinstance(self.screen, SessionDetailScreen):
-                await self.pop_screen()
-            await self.push_screen(GradingQueueScreen(self.source))
-
-        await self.leave_detail(go, "open the grading queue")
-
-    async def _show_mode(self, mode: str) -> None:
-        """The mode's list (its root screen), not a detail screen left open in it earlier."""
-
-        async def go() -> None:
-            if self.current_mode != mode:
-                await self.switch_mode(mode)
-            while len(self.screen_stack) > 1 and not self.screen.is_modal:
-                await self.pop_screen()
-
-        await self.leave_detail(go, f"open {mode.capitalize()}")
-
-    async def leave_detail(self, go: Callable[[], Awaitable[None]], then: str) -> None:
-        """Run `go`, after asking first when it would leave a session with an uncommitted draft (`then`:
-        what going does, in the question: "quit", "open Lessons")."""
-        screen = self.screen
-        draft = getattr(screen, "draft", None)
-        if is_session_detail(screen) and draft is not None:
-            from lesson_credit.tui.screens.confirm import ConfirmScreen
-
-            async def answered(discard: bool) -> None:
-                if discard:
-                    await go()
-
-            await self.push_screen(
-                ConfirmScreen(
-                    f"Discard the draft grade {fmt_grade(draft)} of {one_line(getattr(screen, 'session_id', ''))} "
-                    f"and {then}?",
-                    "Nothing is written. escape goes back to the draft (c commits it).",
-                    on_answer=answered,
-                )
-            )
-            return
-        await go()
-
     def after_first_snapshot(self, call: Callable[[], Awaitable[None]]) -> bool:
         """`call` once the first snapshot (its session ids) has landed, the keys typed after it waiting
         too. When it failed, a later call reads again; False for what waited for the failed read (its
@@ -478,111 +399,6 @@ class LessonCreditApp(AppWrites, App[None]):
         self.keys.held = True
         self._start_first_snapshot()
         return True
-
-    async def open_next_pending(self, after: str | None) -> None:
-        """Open the next pending session after `after` (log order), from Sessions or a Session detail.
-
-        Pending as the operator will find it: a session with a grade still queued is not, one whose
-        queued undo retracts its grade is."""
-        snapshot = self.snapshot
-        if snapshot is None:
-            if not self.after_first_snapshot(partial(self.open_next_pending, after)):
-                self.notify("The session list could not be read (see the error).", severity="error", markup=False)
-            return
-        if self.grading_order == "informative" and self.queue_ids is not None:
-            from lesson_credit.tui.records_views import next_in_order
-
-            found = (self.queue_ids, after, self.writes.expected, self.writes.touched(), snapshot.grade_of)
-            target = next_in_order(*found)
-        else:
-            target = snapshot.next_pending(after, self.writes.expected, self.writes.touched())
-        if target is None:
-            self.notify("No pending session left to grade.", markup=False)
-            return
-
-        await self.open_session(target)
-
-    async def open_session(self, session_id: str, focus_lesson: str | None = None) -> None:
-        """Open a session's detail over the current screen (after asking, when leaving a draft).
-
-        A session screen on top is replaced, not stacked on: escape always goes back to the list."""
-        from lesson_credit.tui.screens.session_detail import SessionDetailScreen
-
-        async def go() -> None:
-            while isinstance(self.screen, SessionDetailScreen):
-                await self.pop_screen()
-            await self.push_screen(SessionDetailScreen(self.source, session_id, focus_lesson=focus_lesson))
-
-        await self.leave_detail(go, f"open {one_line(session_id)}")
-
-    async def action_what_if(self) -> None:
-        """`w`: What-if over the screen in view, its cursor on the lesson highlighted there (if any)."""
-        from lesson_credit.tui.screens.base import DataScreen
-        from lesson_credit.tui.screens.what_if import WhatIfScreen
-
-        screen = self.screen
-        # a dialog on top: `w` itself stops at it, but the command palette (ctrl+p) lists the app's keys over it
-        if isinstance(screen, WhatIfScreen) or screen.is_modal:
-            return
-        await self.push_screen(
-            WhatIfScreen(self.source, screen.lesson_in_view if isinstance(screen, DataScreen) else None)
-        )
-
-    async def action_jump(self) -> None:
-        """`:`: a session by its id or the start of one, from any screen."""
-        from lesson_credit.tui.screens.jump import JumpScreen
-
-        def ids() -> Sequence[str] | None:
-            return None if self.snapshot is None else self.snapshot.session_ids
-
-        await self.push_screen(JumpScreen(ids, self.open_session, self.after_first_snapshot))
-
-    async def action_quit(self) -> None:
-        """Quit once every queued write is in the log (after asking, with a draft open; while a write
-        waits to be retried, after asking whether to discard what is not saved)."""
-        if self.writes.pending:
-            self.notify(f"Saving {counted(self.writes.pending, 'queued write')} first…", markup=False)
-
-        async def finish() -> None:
-            while self.writes.pending:
-                if self.writes.waiting() is not None:
-                    await self.action_discard_writes(then=finish)
-                    return
-                await asyncio.sleep(0.02)
-            self.exit()
-
-        await self.leave_detail(finish, "quit")
-
-    def action_help(self) -> None:
-        from lesson_credit.tui.screens.help import HelpScreen, HelpSection, column_sections, help_keys
-
-        if isinstance(self.screen, HelpScreen):
-            return
-        show = self.get_key_display
-        sections = [HelpSection("Anywhere", "Unless a text box has the focus.", help_keys(self.BINDINGS, show))]
-        current = "Anywhere"
-        for title, screen_class in help_screens():
-            about = str(getattr(screen_class, "HELP", "") or "")
-            sections.append(HelpSection(title, about, help_keys(screen_class.BINDINGS, show)))
-            if type(self.screen) is screen_class:
-                current = title
-        sections.extend(column_sections())
-        self.push_screen(HelpScreen(sections, current))
-
-    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
-        """The palette lists every key binding of the current screen and the app, then Textual's own."""
-        from lesson_credit.tui.screens.help import as_binding
-
-        seen: set[str] = set()
-        for node, bindings in ((screen, type(screen).BINDINGS), (self, self.BINDINGS)):
-            for entry in bindings:
-                binding = as_binding(entry)
-                if not binding.description or binding.action in seen:
-                    continue
-                seen.add(binding.action)
-                keys = binding.key_display or self.get_key_display(Binding(binding.key.split(",")[0], binding.action))
-                yield SystemCommand(binding.description, f"key: {keys}", partial(node.run_action, binding.action))
-        yield from super().get_system_commands(screen)
 
 
 def _listing(problems: Sequence[object]) -> str:

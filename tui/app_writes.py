@@ -52,6 +52,7 @@ class AppWrites(_Base):
         keys: KeyRouter
         retry_seconds: float
         saving: reactive[str]
+        saving_short: str
         _waiting_reason: str | None
         _check_source: Callable[..., object]  # (a worker of the app's: reads the source, posts what changed)
 
@@ -164,8 +165,10 @@ class AppWrites(_Base):
         (another writer holds the log's lock: the write waits up to $LESSON_CREDIT_LOCK_TIMEOUT)."""
         waiting = self.writes.waiting()
         if waiting is not None:
+            self.saving_short = f"{waiting[0]} unsaved (^d discards)"  # (first: `saving` redraws the title)
             self.saving = f"waiting to save {counted(waiting[0], 'write')} (ctrl+d discards)"
             return
+        self.saving_short = ""
         self._waiting_reason = None
         applying = self.writes.applying()
         self.saving = f"saving {counted(applying[0], 'write')}…" if applying and applying[1] >= SLOW_WRITE_S else ""

@@ -366,8 +366,8 @@ def register_simulate(sub: SubParsers, common: argparse.ArgumentParser, data: ar
         "Simulate worlds with known lesson effects and run each selection policy's loop on them\n"
         "(the credit strategies, joint, random, the oracle); report how well each estimator ranks the\n"
         "truly helpful and harmful lessons, and each policy's cumulative regret against the oracle\n"
-        "with its spread over seeds (--json: `regret` per policy). Options left out keep the\n"
-        "scenario's values.",
+        "with its spread over seeds (--json: `regret` per policy; of one seed, a spread, `std`,\n"
+        "`p10` and `p90`, is null: unknown, not 0). Options left out keep the scenario's values.",
         "  lesson-credit simulate --seeds 2 --sessions 300\n"
         "  lesson-credit simulate --scenario broad-keywords --seeds 2 --sessions 300 --json",
     )

@@ -66,7 +66,7 @@ class MetricSummary:
     """One metric of one estimator across seeds (seeds where it is undefined are left out)."""
 
     mean: float
-    std: float
+    std: float  # the sample sd, p10 and p90 over the seeds; NaN (null in --json) for one seed: no spread is known
     p10: float
     p90: float
     n: int  # seeds with a defined value
@@ -76,7 +76,9 @@ class MetricSummary:
         x = np.array([v for v in values if math.isfinite(v)], dtype=np.float64)
         if not len(x):
             return cls(math.nan, math.nan, math.nan, math.nan, 0)
-        std = float(x.std(ddof=1)) if len(x) > 1 else 0.0
+        if len(x) == 1:  # one seed: its value, and no spread (unknown, not 0: null in --json)
+            return cls(float(x[0]), math.nan, math.nan, math.nan, 1)
+        std = float(x.std(ddof=1))
         return cls(float(x.mean()), std, float(np.quantile(x, 0.1)), float(np.quantile(x, 0.9)), len(x))
 
     def as_json(self) -> dict[str, Any]:
@@ -170,7 +172,7 @@ class SimulationReport:
                 continue
             both = np.isfinite(x) & np.isfinite(y)
             diff = x[both] - y[both]
-            std = float(diff.std(ddof=1)) if len(diff) > 1 else 0.0
+            std = float(diff.std(ddof=1)) if len(diff) > 1 else math.nan  # (one seed: unknown)
             mean = float(diff.mean()) if len(diff) else math.nan
             wins = float((diff > 0).mean()) if len(diff) else math.nan
             out[strategy] = Comparison(estimator, strategy, "spearman", mean, std, wins, len(diff))
@@ -202,7 +204,7 @@ class SimulationReport:
         if not len(diff):
             return Comparison(a, b, metric, math.nan, math.nan, math.nan, 0)
         better = diff < 0 if metric == "regret" else diff > 0
-        std = float(diff.std(ddof=1)) if len(diff) > 1 else 0.0
+        std = float(diff.std(ddof=1)) if len(diff) > 1 else math.nan  # (one seed: unknown)
         return Comparison(a, b, metric, float(diff.mean()), std, float(better.mean()), len(diff))
 
     def as_json(self) -> dict[str, Any]:
@@ -257,7 +259,7 @@ class SimulationReport:
         diff = x[both] - y[both]
         if not len(diff):
             return Comparison(policy, other, "regret", math.nan, math.nan, math.nan, 0)
-        std = float(diff.std(ddof=1)) if len(diff) > 1 else 0.0
+        std = float(diff.std(ddof=1)) if len(diff) > 1 else math.nan  # (one seed: unknown)
         return Comparison(policy, other, "regret", float(diff.mean()), std, float((diff < 0).mean()), len(diff))
 
     def regret_json(self, policy: str) -> dict[str, Any]:

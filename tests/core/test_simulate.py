@@ -463,3 +463,27 @@ def test_importing_the_simulator_pulls_in_no_ui_and_no_scipy() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_a_report_of_one_seed_says_its_spread_is_unknown_in_json() -> None:
+    """`simulate --seeds 1 --json` (the report's `as_json`) gave `"std": 0.0` and `"p10"` = `"p90"` = the value (an
+    interval of width 0) for every metric and policy, where the text prints the value alone: a spread of one value
+    is not 0, it is unknown. It is null; the mean and n (1) stay. Two seeds keep their spread (the sample sd of two
+    values, |a - b| / sqrt(2), computed here from the per-seed values)."""
+    data = json.loads(json.dumps(run_simulation(TINY, [7]).as_json()))
+    metrics = ("spearman", "precision_at_10", "harmful_detection", "regret")
+    summaries = [e[m] for e in data["estimators"] for m in metrics if e.get(m)]
+    summaries += list(data["regret"].values())
+    summaries += [s for logs in data["by_log"].values() for s in logs.values()]
+    ones = [s for s in summaries if s["n"] == 1]
+    assert len(ones) > 20 and all(s["n"] <= 1 for s in summaries)  # (n 0: a metric undefined in this world)
+    assert all(s["mean"] is not None for s in ones)
+    assert all(s["std"] is None and s["p10"] is None and s["p90"] is None for s in ones), ones[0]
+    versus = [v for vs in data["versus_seed"].values() for v in vs] + list(data["joint_versus_posterior"].values())
+    versus += [r["versus_seed"] for r in data["regret"].values()]
+    assert any(v["n"] == 1 for v in versus)
+    assert all(v["std_diff"] is None for v in versus if v["n"] == 1)
+    two = run_simulation(TINY, [3, 7]).regret_json("joint")
+    a, b = two["per_seed"]
+    assert two["std"] == pytest.approx(abs(a - b) / math.sqrt(2))
+    assert two["p10"] is not None and two["p90"] is not None

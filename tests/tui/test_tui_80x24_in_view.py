@@ -108,14 +108,14 @@ async def test_what_if_at_160x48_names_its_columns_in_full(tmp_path: Path) -> No
         assert header == "rank from move what-if now Δ n status lesson", header
 
 
-async def run_simulation(pilot: Any) -> SimulationScreen:
+async def run_simulation(pilot: Any, seeds: int = 2) -> SimulationScreen:
     await settle(pilot)
     burst(pilot, "m")
     await settle(pilot)
     screen = pilot.app.screen
     assert isinstance(screen, SimulationScreen)
     screen.query_one("#scenario", Select).value = "few-sessions"
-    screen.query_one("#seeds", Input).value = "2"
+    screen.query_one("#seeds", Input).value = str(seeds)
     await pilot.press("ctrl+r")
     for _ in range(600):
         if screen.report is not None:
@@ -145,6 +145,22 @@ async def test_simulation_shows_every_metric_estimator_legend_and_detail_at_80x2
         assert detail.startswith("seed (posterior mean):"), detail  # the highlighted row's, in view
         legend = " ".join(shown(app, "sim-legend"))
         assert legend.endswith("regret: cumulative, lower is better"), legend
+
+
+@pytest.mark.parametrize("size", [(80, 24), (200, 50)], ids=["80x24", "200x50"])
+async def test_a_simulation_of_one_seed_has_a_legend_that_says_so(tmp_path: Path, size: tuple[int, int]) -> None:
+    """A run of one seed shows each metric's value alone (no spread: unknown, as `simulate --json`'s null says),
+    but the legend under the table still read "mean ±sd across seeds" ("mean ±sd [p10, p90] across seeds" at 200
+    columns). It says the values are the one seed's."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=size) as pilot:
+        screen = await run_simulation(pilot, seeds=1)
+        assert screen.report is not None and len(screen.report.seeds) == 1
+        seed = row_text(app, screen.query_one("#sim-table", ThemedTable).region.y + 1).split()
+        assert seed[0] == "seed" and "±" not in seed and len(seed) == 5, seed  # a value per metric
+        legend = " ".join(shown(app, "sim-legend"))
+        assert legend.startswith("one seed's values (no spread)"), legend
+        assert "±" not in legend and "across seeds" not in legend, legend
 
 
 async def test_simulation_shows_regret_at_100_columns(tmp_path: Path) -> None:

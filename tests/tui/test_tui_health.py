@@ -291,3 +291,43 @@ async def test_downs_typed_at_once_on_health_end_with_the_focused_card_in_view(t
         await settle(pilot)
         await pilot.wait_for_scheduled_animations()
         assert screen.focused is cards[0] and findings.scroll_y == 0
+
+
+def card_in_view(screen: HealthScreen, card: FindingCard) -> bool:
+    """The card's top line is in the list's view (its heading, which says which finding enter opens)."""
+    findings = screen.query_one("#findings")
+    top = card.virtual_region.y
+    return findings.scroll_y <= top < findings.scroll_y + findings.scrollable_content_region.height
+
+
+@pytest.mark.parametrize(
+    "keys, card",
+    [
+        (("down", "down", "home"), 0),  # the first card
+        (("end",), 2),  # the last
+        (("pagedown", "pagedown", "pagedown"), 2),  # a page at a time, to the last
+        (("end", "pageup", "pageup", "pageup"), 0),
+    ],
+    ids=["home", "end", "pagedown", "pageup"],
+)
+async def test_health_page_keys_move_the_finding_enter_opens(tmp_path: Path, keys: tuple[str, ...], card: int) -> None:
+    """The demo's Health at 80x24: three warnings taller than the screen. `home`, `end`, `pgup` and `pgdn`
+    scrolled the list and left the focus where it was: `down down home` showed the first finding, its card
+    unmarked, and `enter` opened the third's session, out of view. They move the focus (the finding enter opens)
+    and the view goes with it: home the first, end the last, pgdn / pgup a page, ending on the last / first."""
+    from tests.tui.test_tui_whole_headers import demo_app
+
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        burst(pilot, "h")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, HealthScreen)
+        cards = list(screen.query(FindingCard))
+        assert len(cards) == 3
+        burst(pilot, *keys)
+        await settle(pilot)
+        await pilot.wait_for_scheduled_animations()
+        assert screen.focused is cards[card], (screen.focused, keys)
+        assert card_in_view(screen, cards[card])

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.help import HelpScreen
+from tests.support.textual_private import screen_lines
 from tests.tui.tui_fixture import burst, settle
 
 SIZE = (80, 24)
@@ -37,3 +38,23 @@ async def test_a_burst_in_a_long_journal_ends_where_its_keys_say(tmp_path: Path)
         burst(pilot, "j", "end", "home", "pagedown", "pageup", "down", "down")
         await settle(pilot)
         assert app.screen.query_one("#journal").scroll_y == 2
+
+
+async def test_the_help_footer_names_its_scroll_keys(app: LessonCreditApp) -> None:
+    """Help is longer than 24 rows, and its footer said only `esc Close help`: nothing told the operator that
+    the rest is below, nor which keys bring it. It names them as the Rewards screen does (while there is more
+    than the box shows), and `end` brings the last line into view."""
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        burst(pilot, "question_mark")
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
+        footer = screen_lines(app)[-1].text.rstrip()
+        assert footer == " ↑ ↓ home end pgup pgdn scroll esc Close help", footer
+        body = app.screen.query_one("#help-body")
+        burst(pilot, "end")
+        await settle(pilot)
+        assert body.scroll_y == body.max_scroll_y > 0
+        burst(pilot, "home")
+        await settle(pilot)
+        assert body.scroll_y == 0

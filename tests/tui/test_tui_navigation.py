@@ -96,7 +96,7 @@ def cursor(screen: WhatIfScreen) -> int:
 async def test_what_if_chosen_in_the_palette_over_a_dialog_leaves_the_dialog_on_top(app: LessonCreditApp) -> None:
     """`w` on a dialog never reaches the app (a modal screen ends the key's bindings), but ctrl+p opens over
     the dialog and lists the app's keys: chosen there, What-if would open over the Help dialog but for the
-    app's check for a dialog on top (action_what_if in tui/app.py). The dialog stays, to be closed first."""
+    app's check for a dialog on top (action_what_if in tui/app_navigation.py). The dialog stays, to be closed first."""
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         burst(pilot, "question_mark")

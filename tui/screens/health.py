@@ -96,8 +96,9 @@ class HealthScreen(DataScreen):
     HELP = (
         "The checks `lesson-credit lint` runs. An error fails lint (exit 1); a warning does not. "
         "They are re-checked when the log changes, and with ctrl+r (which also re-reads the lesson files). "
-        "tab / shift+tab move between findings; enter opens the first session a finding names, else its lesson "
-        "over time (a finding naming several lessons lists them to pick one)."
+        "down / up (tab / shift+tab) move between findings, home / end to the first / last, pgdn / pgup a page; "
+        "enter opens the first session a finding names, else its lesson over time (a finding naming several "
+        "lessons lists them to pick one)."
     )
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -106,6 +107,12 @@ class HealthScreen(DataScreen):
         # priority: the scrolling list around the cards would take them first and scroll one line
         Binding("down", "step_card(1)", "Next finding", show=False, priority=True),
         Binding("up", "step_card(-1)", "Previous finding", show=False, priority=True),
+        # as down and up: the list scrolled a page or to its end and left the focus, the finding enter opens, out of
+        # view
+        Binding("home", "end_card(0)", "First finding", show=False, priority=True),
+        Binding("end", "end_card(-1)", "Last finding", show=False, priority=True),
+        Binding("pagedown", "page_cards(1)", "Findings a page down", show=False, priority=True),
+        Binding("pageup", "page_cards(-1)", "Findings a page up", show=False, priority=True),
     ]
 
     class Loaded(Message):
@@ -188,7 +195,9 @@ class HealthScreen(DataScreen):
             self.focus_next() if step > 0 else self.focus_previous()
             return
         at = cards.index(self.focused) if isinstance(self.focused, FindingCard) else -1 if step > 0 else 0
-        card = cards[(at + step) % len(cards)]
+        self._show_card(cards[(at + step) % len(cards)])
+
+    def _show_card(self, card: FindingCard) -> None:
         card.focus(scroll_visible=False)
         # as Textual's focus scrolls (a card not all in view centred, its top in view: the first shows its heading),
         # from where the list is now, not from where it was last drawn
@@ -196,6 +205,33 @@ class HealthScreen(DataScreen):
         view = body.scrollable_content_region.height
         if box.y < body.scroll_y or box.bottom > body.scroll_y + view:
             body.scroll_to(y=min(box.y, box.y + (box.height - view) // 2), animate=False, immediate=True)
+
+    def action_end_card(self, index: int) -> None:
+        """home / end: the first or last card, the list at its top or end (the heading above the first in view)."""
+        cards = list(self.query(FindingCard))
+        if not cards:
+            return
+        body = self.query_one("#findings", VerticalScroll)
+        cards[index].focus(scroll_visible=False)
+        body.scroll_to(y=0 if index == 0 else body.max_scroll_y, animate=False, immediate=True)
+
+    def action_page_cards(self, step: int) -> None:
+        """pgdn / pgup: the list a page on, the focus on the first card whose top is then in view (else the one
+        the view is in); at the list's end (or top) the last (or first) card."""
+        cards = list(self.query(FindingCard))
+        if not cards:
+            return
+        body = self.query_one("#findings", VerticalScroll)
+        if body.scroll_y >= body.max_scroll_y if step > 0 else body.scroll_y <= 0:
+            self.action_end_card(-1 if step > 0 else 0)
+            return
+        view = body.scrollable_content_region.height
+        body.scroll_to(y=body.scroll_y + step * view, animate=False, immediate=True)
+        top = body.scroll_y
+        starting = [card for card in cards if top <= card.virtual_region.y < top + view]
+        covering = [card for card in cards if card.virtual_region.y <= top]
+        card = starting[0] if starting else covering[-1] if covering else cards[0]
+        card.focus(scroll_visible=False)
 
     def action_recheck(self) -> None:
         self.busy(self.query_one("#findings", VerticalScroll), delay=0)

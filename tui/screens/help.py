@@ -18,7 +18,7 @@ from lesson_credit.tui.messages import ToastHoldersChanged
 from lesson_credit.tui.screens.base import screen_css
 from lesson_credit.tui.screens.dialog_toasts import ToastsAsBelow
 from lesson_credit.tui.widgets.key_footer import KeyFooter
-from lesson_credit.tui.widgets.key_scroll import KeyScroll
+from lesson_credit.tui.widgets.key_scroll import FootedKeyScroll
 
 
 @dataclass(frozen=True)
@@ -176,13 +176,13 @@ class HelpScreen(ToastsAsBelow, ModalScreen[None]):
         self.current = current
 
     def compose(self) -> ComposeResult:
-        with KeyScroll(id="help-body"):  # a burst of keys ends where they say
+        with FootedKeyScroll(id="help-body"):  # a burst of keys ends where they say; the footer names them
             yield HelpText(self.sections, self.current, id="help-text")
         yield KeyFooter()  # over the screen's below: its keys do nothing here
 
     def on_mount(self) -> None:
         self.app.post_message(ToastHoldersChanged())  # (on the stack: the toasts on show are held, their time kept)
-        body = self.query_one("#help-body", KeyScroll)
+        body = self.query_one("#help-body", FootedKeyScroll)
         body.border_title = "keys  (escape closes · ctrl+p lists every action)"
         body.focus()
 

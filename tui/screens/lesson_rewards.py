@@ -17,38 +17,17 @@ from lesson_credit.tui.source_views import LessonRewards
 from lesson_credit.tui.text import one_line
 from lesson_credit.tui.textual_private import after_shown
 from lesson_credit.tui.widgets.key_footer import KeyFooter
-from lesson_credit.tui.widgets.key_scroll import KeyScroll
+from lesson_credit.tui.widgets.key_scroll import FootedKeyScroll
 from lesson_credit.tui.widgets.phrase_text import PhraseText
 from lesson_credit.tui.widgets.reward_histogram import RewardHistogramPlot
 from lesson_credit.tui.widgets.title_bar import TitleBar
 
 Y_STEP = 0.1  # the shared y axis tops out at the next multiple of this above the tallest bar
-SCROLL = Binding.Group("scroll")
 
 
-class RewardsBody(KeyScroll):
+class RewardsBody(FootedKeyScroll):
     """The screen's one scrolling body, its scroll keys in the footer while it has more than it shows (the
     panel and both plots at 24 rows: at 80 columns the keys fit the footer beside the screen's own)."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("down", "scroll_down", "Line down", group=SCROLL),
-        Binding("up", "scroll_up", "Line up", group=SCROLL),
-        Binding("pagedown", "page_down", "Page down", group=SCROLL),
-        Binding("pageup", "page_up", "Page up", group=SCROLL),
-        Binding("home", "scroll_home", "Top", group=SCROLL),
-        Binding("end", "scroll_end", "Bottom", group=SCROLL),
-    ]
-    SCROLLING = frozenset(binding.action for binding in BINDINGS if isinstance(binding, Binding))
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # nothing to scroll: hidden from the footer, and the key goes on to the screen (as _jump's SkipAction)
-        return self.allow_vertical_scroll if action in self.SCROLLING else True
-
-    def watch_virtual_size(self) -> None:
-        self.refresh_bindings()  # what it holds grew or shrank: the scroll keys shown or hidden
-
-    def on_resize(self) -> None:
-        self.refresh_bindings()
 
 
 def shared_top(rewards: LessonRewards) -> float:
@@ -101,7 +80,7 @@ class LessonRewardsScreen(DataScreen):
         self.sub_title = self.source.name
         name = Text(one_line(self.lesson_id), style="bold")
         self.query_one("#rewards-info", PhraseText).show(lambda _width: name)
-        self.busy(self.query_one("#rewards-body", KeyScroll), delay=0)
+        self.busy(self.query_one("#rewards-body", RewardsBody), delay=0)
 
     def reload(self) -> None:
         self._load()
@@ -113,7 +92,7 @@ class LessonRewardsScreen(DataScreen):
     @on(Loaded)
     def _loaded(self, event: Loaded) -> None:
         rewards = self.rewards = event.rewards
-        self.done(self.query_one("#rewards-body", KeyScroll))
+        self.done(self.query_one("#rewards-body", RewardsBody))
         info = self.query_one("#rewards-info", PhraseText)
         result = rewards.result
         if result is None:

@@ -51,6 +51,8 @@ LEGEND = (
     "mean ±sd [p10, p90] across seeds · ★ best per metric among the estimators (random and oracle are "
     "references, never marked) · regret: lower is better"
 )
+ONE_SEED = "one seed's values (no spread)"  # a run of one seed (or cancelled after its first): each cell its value
+ONE_SEED_LEGEND = ONE_SEED + LEGEND.removeprefix("mean ±sd [p10, p90] across seeds")
 NARROW_LEGEND = (
     "mean ±sd across seeds",
     "★ best among estimators",
@@ -268,7 +270,10 @@ class SimulationScreen(Screen[None]):
         title = self.query_one("#report-title", Static)
         report = self.report
         narrow = self.compact_cells = self._compact()
-        legend = phrase_lines([[Text(p) for p in NARROW_LEGEND]], self.size.width - 2) if narrow else Text(LEGEND)
+        one = report is not None and len(report.seeds) == 1
+        phrases = [ONE_SEED, *NARROW_LEGEND[1:]] if one else NARROW_LEGEND
+        wide = ONE_SEED_LEGEND if one else LEGEND
+        legend = phrase_lines([[Text(p) for p in phrases]], self.size.width - 2) if narrow else Text(wide)
         self.query_one("#sim-legend", Static).update(legend)
         keep = table.row_to_keep(self.highlighted)  # the row a key moved to, maybe not reported yet
         table.clear(columns=True)

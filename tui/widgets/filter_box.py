@@ -17,11 +17,12 @@ from typing import Any
 from textual import events
 from textual.widgets import Input
 
+from lesson_credit.tui.widgets.key_footer import FooterKeys
+
 MAX_FILTER = 256  # characters
 MAX_NOTE = 500  # characters: a grade's note (a 5,000-character paste held the app 7.9 s)
 
 
-FooterKeys = tuple[tuple[str, str], ...]  # (key, what it does from the box), as the footer shows them
 LEAVE_BY_TAB: FooterKeys = (("tab", "Next"),)  # the screen's tab: the focus to the next widget
 FILTER_KEYS: FooterKeys = (("enter", "Apply"), ("escape", "Clear"), *LEAVE_BY_TAB)
 

@@ -39,6 +39,8 @@ from textual.widgets import Input
 
 from lesson_credit.tui.widths import NARROW_BELOW
 
+FooterKeys = tuple[tuple[str, str], ...]  # (key, what it does), as the footer shows them
+
 KEY_META = "footer_key"  # the key a character of the line presses, in its style's meta
 # action (or description) -> its description below NARROW_BELOW columns (help and the palette keep the full one)
 SHORT = {
@@ -115,9 +117,13 @@ class KeyFooter(Widget, can_focus=False):
     }
     """
 
-    def __init__(self) -> None:
+    def __init__(self, keys: FooterKeys = (), palette: bool = True) -> None:
+        """`keys`: (key, what it does) named first whatever has the focus, as a focused text box's `footer_keys`
+        are (the command palette's, whose search box always has it); `palette`: ctrl+p on the right."""
         super().__init__()
         self._hover: str | None = None  # the key under the mouse
+        self.keys = keys
+        self.palette = palette
 
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, lambda _screen: self.refresh())
@@ -135,7 +141,7 @@ class KeyFooter(Widget, can_focus=False):
         by_action: dict[str, FooterEntry] = {}
         group_of: dict[str, Any] = {}
         box = self.screen.focused if isinstance(self.screen.focused, Input) else None
-        told: dict[str, str] = dict(getattr(box, "footer_keys", ()))
+        told: dict[str, str] = dict(self.keys or getattr(box, "footer_keys", ()))
         for key, description in told.items():  # the text box's keys: what they do from it
             display = app.get_key_display(Binding(key, ""))
             by_action[f"box:{key}"] = FooterEntry(key, display, description, description, True, description)
@@ -166,7 +172,7 @@ class KeyFooter(Widget, can_focus=False):
             else:
                 items.extend(entries)
         palette = None
-        if self.size.width >= NARROW_BELOW and app.ENABLE_COMMAND_PALETTE:
+        if self.palette and self.size.width >= NARROW_BELOW and app.ENABLE_COMMAND_PALETTE:
             shown = active.get(app.COMMAND_PALETTE_BINDING)
             if shown is not None:
                 _node, binding, enabled, _tooltip = shown

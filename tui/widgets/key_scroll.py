@@ -9,9 +9,10 @@ journal, at a fractional line. Here each key sets the offset before the next key
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.actions import SkipAction
+from textual.binding import Binding, BindingType
 from textual.containers import ScrollableContainer, VerticalScroll
 
 if TYPE_CHECKING:
@@ -50,3 +51,31 @@ class ScrollKeysAtOnce(_Scrolling):
 
 class KeyScroll(ScrollKeysAtOnce, VerticalScroll):
     """A VerticalScroll whose keys move it at once."""
+
+
+SCROLL = Binding.Group("scroll")
+
+
+class FootedKeyScroll(KeyScroll):
+    """A KeyScroll whose keys are in the footer while it holds more than it shows (a Rewards screen's panel and
+    both plots at 24 rows, the help), and hidden from it, the key going on to the screen, while it does not."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("down", "scroll_down", "Line down", group=SCROLL),
+        Binding("up", "scroll_up", "Line up", group=SCROLL),
+        Binding("pagedown", "page_down", "Page down", group=SCROLL),
+        Binding("pageup", "page_up", "Page up", group=SCROLL),
+        Binding("home", "scroll_home", "Top", group=SCROLL),
+        Binding("end", "scroll_end", "Bottom", group=SCROLL),
+    ]
+    SCROLLING = frozenset(binding.action for binding in BINDINGS if isinstance(binding, Binding))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # nothing to scroll: hidden from the footer, and the key goes on to the screen (as _jump's SkipAction)
+        return self.allow_vertical_scroll if action in self.SCROLLING else True
+
+    def watch_virtual_size(self) -> None:
+        self.refresh_bindings()  # what it holds grew or shrank: the scroll keys shown or hidden
+
+    def on_resize(self) -> None:
+        self.refresh_bindings()

@@ -59,8 +59,9 @@ class TitleBar(Widget, can_focus=False):
         how to discard it is said whole while it fits (the title says which screen, the rest of the app's
         state is said nowhere else once its toast is gone), before a long read's progress (cut first).
         With something said after the title, a line too long for `room` may take `wide` cells (the clock's space
-        too), and the sub-title (the workspace's name) goes before the title is cut: a session's id stays whole
-        at 80 columns while a write waits."""
+        too), and the sub-title (the workspace's name) goes before the title is cut, then the writes waiting are
+        said in fewer words (the app's `saving_short`): a session's id (a UUID too) stays whole at 80 columns while
+        a write waits."""
         screen, app = self.screen, self.app
         title = screen.title if screen.title is not None else app.title
         sub_title = screen.sub_title if screen.sub_title is not None else app.sub_title
@@ -76,6 +77,11 @@ class TitleBar(Widget, can_focus=False):
         heading = app.format_title(title, sub_title)
         if extras and app.format_title(title, "").cell_length + tail.cell_length <= room:
             return app.format_title(title, "") + tail
+        # the writes waiting in fewer words (`1 unsaved (^d discards)`) before the title is cut: a UUID's session
+        saving_short = getattr(app, "saving_short", "")
+        short = " · ".join(extra for extra in (saving_short, getattr(app, "reading", "")) if extra)
+        if saving_short and app.format_title(title, "").cell_length + len(f" · {short}") <= room:
+            return app.format_title(title, "") + Content(f" · {short}").stylize("dim")
         if room - tail.cell_length >= TITLE_LEAST:
             return heading.truncate(room - tail.cell_length, ellipsis=True) + tail
         if not getattr(app, "saving", ""):

@@ -1,0 +1,56 @@
+"""A session's id longer than 19 characters (Claude Code's are UUIDs, 36) was cut in the title bar at 80 columns
+while a write waited to be saved: "Session " and the id, " · " and "waiting to save 1 write (ctrl+d discards)"
+(41) leave 71 - 8 - 3 - 41 = 19 cells for the id. The writes waiting are said in fewer words where the title
+would be cut otherwise, `1 unsaved (^d discards)`, and the id is said whole."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from lesson_credit.core.base.files import StoreUnavailable
+from lesson_credit.core.workspace import Workspace
+from lesson_credit.tui.app import LessonCreditApp
+from tests.support.engine_helpers import make_workspace, session
+from tests.support.textual_private import screen_lines
+from tests.tui.tui_fixture import burst, fixed_clock, open_session, settle, wait_until
+
+UUID = "0b7e5d2c-3f4a-4c1e-9a8b-6d5e4f3a2b1c"  # 36 characters, as Claude Code names a session
+
+
+def failing_grades(app: LessonCreditApp) -> threading.Event:
+    """The source's grades raise while the returned event is set (a stopped database)."""
+    down = threading.Event()
+    down.set()
+    real = app.source.append_grade
+
+    def append_grade(*args: Any, **kwargs: Any) -> Any:
+        if down.is_set():
+            raise StoreUnavailable("postgresql://db: cannot append: connection refused")
+        return real(*args, **kwargs)
+
+    app.source.append_grade = append_grade  # type: ignore[method-assign]
+    return down
+
+
+async def test_a_uuid_session_id_is_said_whole_at_80_columns_while_a_write_waits(tmp_path: Path) -> None:
+    root = make_workspace(tmp_path, {"a.md": (["tests"], "active")}, [session(UUID, None, {"a.md": 0.5})])
+    app = LessonCreditApp(Workspace(root, clock=fixed_clock), seed=0, poll_seconds=0)
+    app.retry_seconds = 0.01
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await open_session(pilot, UUID)
+        down = failing_grades(app)
+        try:
+            burst(pilot, "7", "c")
+            await wait_until(pilot, lambda: app.saving.startswith("waiting to save"))
+            await pilot.pause()
+            # "Session " (8) + the id (36) + " · " (3) + "1 unsaved (^d discards)" (23) = 70 of the 71 cells
+            # between the icon (8) and the last cell: no space before it, one after
+            heading = f"Session {UUID} · 1 unsaved (^d discards)"
+            assert screen_lines(app)[0].text == " ⭘      " + heading + " " + " "
+        finally:
+            down.clear()
+        await wait_until(pilot, lambda: not app.saving)
+        assert UUID in screen_lines(app)[0].text
