@@ -363,12 +363,13 @@ def report_heading(report: SimulationReport) -> str:
 def report_notes(report: SimulationReport) -> list[str]:
     """The lines under the report's table: the ceiling, the joint estimate's coverage and the regret."""
     versus = report.versus_posterior("joint")
+    one = len(report.seeds) == 1  # (a share of wins over one seed is 0% or 100%: not said)
     return [
         f"ceiling (best achievable spearman): {report.ceiling_mean:.3f}",
         f"joint 90% interval coverage: {report.coverage_mean:.1%} (target 85-95%)",
         *coverage_comment(report.coverage_mean),
-        "joint on each strategy's log minus its posterior (spearman, wins): "
-        + "; ".join(f"{k} {v.mean_diff:+.3f} ({v.wins:.0%})" for k, v in versus.items() if v.n),
+        f"joint on each strategy's log minus its posterior ({'spearman' if one else 'spearman, wins'}): "
+        + "; ".join(f"{k} {v.mean_diff:+.3f}" + ("" if one else f" ({v.wins:.0%})") for k, v in versus.items() if v.n),
         *regret_lines(report),
     ]
 

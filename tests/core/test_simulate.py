@@ -306,8 +306,14 @@ def test_a_report_of_one_seed_shows_values_without_a_spread() -> None:
     assert evidence.split()[1] == f"{value:.3f}"  # the row's first cell is seed 7's own spearman
     regret = report.regret["joint"][0]
     assert any(line.split()[:2] == ["joint", f"{regret:.1f}"] for line in text.splitlines() if line.startswith("  "))
+    # a share of wins over one seed is 0% or 100%, not a rate: the difference alone
+    versus = next(line for line in text.splitlines() if "minus its posterior" in line)
+    assert "%" not in versus and "wins" not in versus, versus
+    diff = report.versus_posterior("joint")["seed"].mean_diff
+    assert f"seed {diff:+.3f}" in versus
     two = format_report(run_simulation(TINY, [3, 7]))
     assert "2 seeds;" in two and "±" in two
+    assert "(spearman, wins)" in two  # two seeds: how often the joint estimate won is said
 
 
 def test_report_shape() -> None:
