@@ -382,11 +382,19 @@ def _numbers_agree(arms: dict[str, Any], named: Sequence[str], post: Posterior) 
     return bool(np.all(np.abs(stored - logged) <= tolerance))
 
 
-def kept_message(path: Path, why: str) -> str:
-    """The warning when another tool's update of the state file is left as it is."""
+SAVED_AGAIN = "the next write or `status` takes it up"
+KEPT_FOR_GOOD = (
+    "the log cannot take it as an update of its own numbers, and replacing the file with the log's posteriors "
+    "would lose it"
+)
+
+
+def kept_message(path: Path, why: str, then: str = KEPT_FOR_GOOD) -> str:
+    """The warning when another tool's update of the state file is left as it is (`then`: what becomes of it). It
+    advises nothing that loses that update (an export onto the file replaces it, gptme's sessions there gone)."""
     return (
-        f"{path} was changed by another tool since lesson-credit wrote it ({why}); left as it is, "
-        f"keeping that update (`lesson-credit export-gptme {path}` replaces it with the log's posteriors)"
+        f"{path} was changed by another tool since lesson-credit wrote it ({why}); left as it is, keeping that "
+        f"update ({then})"
     )
 
 
@@ -527,7 +535,7 @@ def rewrite_state(
     payload[STAMP_KEY] = state_stamp(payload)
 
     def changed() -> StateChanged:  # saved by another tool meanwhile: replacing it would drop its update
-        return StateChanged(kept_message(path, "saved again while lesson-credit rewrote it"))
+        return StateChanged(kept_message(path, "saved again while lesson-credit rewrote it", SAVED_AGAIN))
 
     then = f"left to that writer, and the next command brings {path.name} up to date"  # (StateSaving)
     check_unchanged(path, before, changed, then)

@@ -266,14 +266,15 @@ _PUT_THE_LOG_BACK = (
     "put the log back (version control, a backup): it is the only record of the sessions; a `record` would start a "
     "new log and rewrite bandit-state.json from it"
 )
-_EXPORT_TO_REPLACE = (
-    "lesson-credit keeps it as it is; to put the log's posteriors back, run "
-    "`lesson-credit export-gptme state/lesson-thompson/bandit-state.json` (that update is then lost)"
+_KEPT_WITH_UPDATE = (
+    "lesson-credit keeps it as it is, with that update, which the log cannot take as an update of its own numbers; "
+    "replacing the file with the log's posteriors (an export onto it, or deleting it) would lose that update "
+    "(docs/trust.md)"
 )
 _REWRITTEN_NEXT = "the next record/grade (or `lesson-credit status`) rewrites it from the log"
 STATE_FINDINGS = {  # how bandit-state.json stands -> (code, severity, advice)
     "missing": ("log-missing", ERROR, _PUT_THE_LOG_BACK),
-    "foreign": ("bandit-state-changed-elsewhere", WARNING, _EXPORT_TO_REPLACE),
+    "foreign": ("bandit-state-changed-elsewhere", WARNING, _KEPT_WITH_UPDATE),
     "stale": ("stale-bandit-state", WARNING, _REWRITTEN_NEXT),
 }
 

@@ -24,7 +24,13 @@ from lesson_credit.core.log.exports import OtherNames
 from lesson_credit.core.log.store import StoreError
 from lesson_credit.core.workspace import kept_verdict as verdicts
 from lesson_credit.core.workspace.kept_verdict import Untold
-from lesson_credit.core.workspace.late_evidence import LateGrades, log_arms, saved_last, stamped_now
+from lesson_credit.core.workspace.late_evidence import (
+    LateGrades,
+    log_arms,
+    saved_last,
+    stamped_now,
+    started_elsewhere,
+)
 from lesson_credit.core.workspace.state_file import StateFile
 
 DECAYED = "what the log held right after a session is not known per arm"
@@ -82,9 +88,12 @@ class EarlierCopies(StateFile):
         restamps an arm it updates); an arm at the log's numbers now stamped as we would (`stamped_now`); what an
         import of this file saw there (`seen`: the keys returned with it; of the file moved here, or copied from
         there after it, as `_own_copy_lineage` finds it). An arm of a lesson the log holds no evidence of (no
-        session names it, graded or not; no prior or increments: at the prior) counts from Beta(1, 1): gptme's. Its
-        total_sessions: an import's, else no more than the log counts now. A str instead: which arm is none of
-        these and why (ours changed since: what was added to it cannot be told from the log's evidence)."""
+        session names it, graded or not; no prior or increments: at the prior) counts from Beta(1, 1): gptme's; so
+        does, in a file no write of ours started (gptme's bandit's own `created`) that lacks a lesson the log's
+        sessions name, one with no evidence before the first session naming such a lesson (`started_elsewhere`). Its
+        total_sessions: an import's, else no more than the log counts now (and then, before that session). A str
+        instead: which arm is none of these and why (ours changed since: what was added to it cannot be told from
+        the log's evidence)."""
         created, where = str(existing["created"]), str(path.resolve())
         own = str(self.state_path)
 
@@ -110,6 +119,8 @@ class EarlierCopies(StateFile):
         late = LateGrades(post, self._reader.index, self._reader.outcomes, self._reader.rewards)
         now, fresh = (post.alpha, post.beta, post.n), (post.settings.prior_alpha, post.settings.prior_beta, 0)
         named = np.bincount(post.data.entry_arm, minlength=len(post.arm_ids))  # sessions naming it, pending too
+        held = {*lessons.values(), *(one_form(arm.lesson_id) for arm in report.arms)}
+        since = started_elsewhere(post, created, held)  # (a file gptme started: lacking a lesson the log names)
         base: dict[str, foreign.Counts] = {}
         for key, entry in existing["arms"].items():
             counts = foreign.file_counts(existing, [key])[key]
@@ -129,11 +140,14 @@ class EarlierCopies(StateFile):
                 if not _same(now, i, last):  # (moved since: by another file's import, or before that file's write)
                     return Untold(f"{key} is not the log's (logged since gptme's update of it was)", told)
                 base[key] = last  # gptme's arm, logged from this file before: the log's since, as we wrote it
-            elif i is not None and (named[i] or not _same(now, i, fresh)):  # (evidence, or a session since retracted)
+            elif i is not None and (named[i] or not _same(now, i, fresh)) and (since is None or not since[1][i]):
                 return Untold(f"{key} is not the log's (an update of a lesson the log has evidence of)", told)
-            # else a lesson the log has no evidence of: gptme's own arm, counted from Beta(1, 1) (not in `base`)
+            # else a lesson the log has no evidence of (before the file's first lesson missing, when gptme started
+            # it: `started_elsewhere`): gptme's own arm, counted from Beta(1, 1) (not in `base`)
         logged = None if self.appended_at is None else late.sessions_before(self.appended_at)  # (the file's log)
         logged = post.total_sessions if logged is None else logged
+        if since is not None:  # (if ours, written before row `since[0]`: it counted no more than the log then could)
+            logged = min(logged, int(np.count_nonzero(late.scored[: since[0]] >= 0)) + post.data.counted_sessions)
         sessions = saved.sessions if saved is not None else min(interop.file_sessions(existing), logged)
         return FileNumbers(where, created, base, sessions), frozenset(seen)
 

@@ -33,6 +33,7 @@ from lesson_credit.core.model.sources import RewardInputs
 
 Numbers = tuple[float, float, int]
 COPY_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z")  # a `created` we write (their order: as text)
+OURS_EVER = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?Z")  # any we wrote (to the second: before copies)
 MAX_CUTS = 32  # the latest grade events after a copy's session it is compared before (each a scoring of the log)
 MAX_SCORINGS = 64  # scorings of the log for one file, whatever its arms: past that, an arm is not compared so
 
@@ -213,3 +214,29 @@ def stamped_now(post: Posterior, times: Callable[[], Sequence[str | None]], arm:
     row, kept = int(post.last_session[arm]), entry.get("last_updated")
     stamp = times()[row] if row >= 0 and isinstance(kept, str) else None
     return not isinstance(stamp, str) or kept == stamp
+
+
+def started_elsewhere(post: Posterior, created: str, held: set[str]) -> tuple[int, npt.NDArray[np.bool_]] | None:
+    """For a file with no copy of ours whose `created` (`created`) no write of ours gives (gptme's bandit's own, say:
+    it starts a file it does not find with one of its own) and which holds arms of the lessons `held` (one Unicode
+    form): the first session row `f` naming a lesson the file lacks, and per arm of the log whether it has no
+    evidence before `f` (no session before `f` names it; no prior or increments event logged before `f` moves it).
+
+    A file of ours holds an arm for every lesson a session of the log named when it was written (pending, retired,
+    gone from the library: all). So, if ours, it was written before row `f`, and an arm with no evidence before `f`
+    was not in it: that arm is gptme's from Beta(1, 1), whichever wrote the file. None: no lesson the log's
+    sessions name is missing, or the `created` is one of ours: gptme keeps a file's `created`, and its `prune` drops
+    an arm (never selected, or not updated in 90 days), so a file of ours may lack an arm it had."""
+    if OURS_EVER.fullmatch(created):
+        return None
+    data, never = post.data, np.iinfo(np.int64).max
+    first = np.full(len(post.arm_ids), never, dtype=np.int64)
+    np.minimum.at(first, data.entry_arm, data.entry_session)
+    missing = [i for i, arm in enumerate(post.arm_ids) if first[i] != never and one_form(arm) not in held]
+    if not missing:
+        return None
+    row = int(first[missing].min())
+    fresh = first >= row
+    for steps in (data.prior_after, data.added_after):
+        fresh[steps.arm[steps.after <= row]] = False
+    return row, fresh

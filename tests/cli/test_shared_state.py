@@ -183,9 +183,11 @@ def test_lint_reports_a_kept_update_with_the_way_to_take_the_file_back(
     theirs = gptme_update(ws, d_beta=-0.5)
     code, out, _ = run(capsys, "lint", "--workspace", str(ws), "--json")
     (finding,) = [f for f in json.loads(out)["findings"] if "bandit-state" in f["code"]]
-    assert "another tool" in finding["message"] and "export-gptme" in finding["advice"]
+    # the advice says what taking it back costs, never advising it: gptme's sessions there would be lost
+    assert "another tool" in finding["message"] and "an export onto it" in finding["advice"]
+    assert "would lose that update" in finding["advice"] and "export-gptme" not in finding["advice"]
     assert (ws / STATE_REL).read_bytes() == theirs
-    # taking it back, as the advice says: export over it; then our writes rewrite it again
+    # taking it back all the same: export over it; then our writes rewrite it again
     code, _, err = run(capsys, "export-gptme", "--workspace", str(ws), str(ws / STATE_REL))
     assert code == 0, err
     code, _, err = run(capsys, "grade", "s1", "0.5", "--workspace", str(ws))
