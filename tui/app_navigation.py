@@ -221,10 +221,11 @@ class AppNavigation(_Base):
             self.push_screen(KeysPalette(id="--command-palette"))
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
-        """The palette lists every key binding of the current screen and the app, then Textual's own."""
+        """The palette lists every key binding of the current screen and the app, then Textual's own; ctrl+d's
+        discard only while a write waits (else it says there is nothing to discard)."""
         from lesson_credit.tui.screens.help import as_binding
 
-        seen: set[str] = set()
+        seen: set[str] = set() if self.writes.waiting() is not None else {"discard_writes"}
         for node, bindings in ((screen, type(screen).BINDINGS), (self, self.BINDINGS)):
             for entry in bindings:
                 binding = as_binding(entry)

@@ -11,7 +11,7 @@ from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.analysis import AnalysisScreen
 from tests.support.textual_private import screen_lines
-from tests.tui.tui_fixture import burst, open_session, settle, wait_until
+from tests.tui.tui_fixture import burst, failing_grades, open_session, settle, wait_until
 
 # the palette's own keys, read in Textual's CommandPalette and tried: enter runs the highlighted command (with
 # none highlighted yet it highlights the first), down / up move through the list, escape closes it
@@ -70,3 +70,22 @@ async def test_the_palette_names_the_draft_its_zero_key_sets(app: LessonCreditAp
         await settle(pilot)
         assert detail.draft == 0.0
         assert "0-9 Draft" in screen_lines(app)[-1].text
+
+
+async def test_the_palette_lists_discarding_writes_only_while_one_waits(app: LessonCreditApp) -> None:
+    """`Discard unsaved writes…` was listed with nothing waiting (chosen, it only said there was nothing to discard)."""
+    app.retry_seconds = 0.01
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        detail = await open_session(pilot, "s1")
+        assert "Discard unsaved writes…" not in {command.title for command in app.get_system_commands(detail)}
+        down = failing_grades(app)
+        try:
+            burst(pilot, "7", "c")
+            await wait_until(pilot, lambda: app.saving.startswith("waiting to save"))
+            listed = {command.title: command for command in app.get_system_commands(detail)}
+            assert listed["Discard unsaved writes…"].help == "key: ^d"
+        finally:
+            down.clear()
+        await wait_until(pilot, lambda: not app.saving)
+        assert "Discard unsaved writes…" not in {command.title for command in app.get_system_commands(detail)}

@@ -5,33 +5,15 @@ would be cut otherwise, `1 unsaved (^d discards)`, and the id is said whole."""
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
-from typing import Any
 
-from lesson_credit.core.base.files import StoreUnavailable
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
 from tests.support.engine_helpers import make_workspace, session
 from tests.support.textual_private import screen_lines
-from tests.tui.tui_fixture import burst, fixed_clock, open_session, settle, wait_until
+from tests.tui.tui_fixture import burst, failing_grades, fixed_clock, open_session, settle, wait_until
 
 UUID = "0b7e5d2c-3f4a-4c1e-9a8b-6d5e4f3a2b1c"  # 36 characters, as Claude Code names a session
-
-
-def failing_grades(app: LessonCreditApp) -> threading.Event:
-    """The source's grades raise while the returned event is set (a stopped database)."""
-    down = threading.Event()
-    down.set()
-    real = app.source.append_grade
-
-    def append_grade(*args: Any, **kwargs: Any) -> Any:
-        if down.is_set():
-            raise StoreUnavailable("postgresql://db: cannot append: connection refused")
-        return real(*args, **kwargs)
-
-    app.source.append_grade = append_grade  # type: ignore[method-assign]
-    return down
 
 
 async def test_a_uuid_session_id_is_said_whole_at_80_columns_while_a_write_waits(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ import asyncio
 import datetime as dt
 import json
 import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from textual.coordinate import Coordinate
 from textual.pilot import Pilot
 from textual.widgets import DataTable
 
+from lesson_credit.core.base.files import StoreUnavailable
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.health import HealthScreen
@@ -440,3 +442,18 @@ async def toasts_shown(pilot: Any) -> None:
     refreshes, which on a loaded machine can come after a fixed pause (a test's toasts must outlive the
     wait: NOTIFICATION_TIMEOUT)."""
     await wait_until(pilot, lambda: toasts_laid_out(pilot.app))
+
+
+def failing_grades(app: LessonCreditApp) -> threading.Event:
+    """The source's grades raise while the returned event is set (a stopped database)."""
+    down = threading.Event()
+    down.set()
+    real = app.source.append_grade
+
+    def append_grade(*args: Any, **kwargs: Any) -> Any:
+        if down.is_set():
+            raise StoreUnavailable("postgresql://db: cannot append: connection refused")
+        return real(*args, **kwargs)
+
+    app.source.append_grade = append_grade  # type: ignore[method-assign]
+    return down
