@@ -23,6 +23,7 @@ Reading is bounded: regular files only (no symlinks, FIFOs or devices), at most
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
@@ -91,7 +92,12 @@ def _paths(value: Any) -> list[str]:
 def _read_regular(path: Path) -> bytes:
     """The bytes of a regular file (no symlink followed), refusing files over the size cap."""
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-    fd = os.open(path, flags)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:  # O_NOFOLLOW at a link is ELOOP, "Too many levels of symbolic links": no loop, a link
+        if exc.errno == errno.ELOOP and os.path.islink(path):
+            raise OSError("a symbolic link, not followed") from None
+        raise
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):

@@ -356,14 +356,19 @@ def neighbourhoods(op: Centred | Gram, size: int = NEIGHBOURS, chunk: int = 512,
     p = op.p
     size = min(size, p - 1)
     m = size + 1
-    root = np.sqrt(np.maximum(op.gram_diag(), 1e-300))
     index = np.full((p, m), -1, dtype=np.int64)
     index[:, 0] = np.arange(p)
 
-    # the choice in single precision, on correlations: (X'X_jk - (Z'X)_j' P_k) / (root_j root_k)
-    inv_root = (1.0 / root).astype(np.float32)
-    zx32 = (op.zx / root[None, :]).astype(np.float32)
-    means32 = (op.means / root[None, :]).astype(np.float32)
+    # the choice in single precision, on correlations: (X'X_jk - (Z'X)_j' P_k) / (root_j root_k). A column
+    # that does not vary within any baseline group (a lesson in every session at one weight) is zero once
+    # centred, up to rounding: correlated with nothing (its 1 / root would overflow and make NaNs that took
+    # a neighbour's place)
+    diag = op.gram_diag()
+    flat_column = diag <= 1e-9 * np.asarray(s.diagonal(), dtype=np.float64)
+    inv_root64 = np.where(flat_column, 0.0, 1.0 / np.sqrt(np.where(flat_column, 1.0, diag)))
+    inv_root = inv_root64.astype(np.float32)
+    zx32 = (op.zx * inv_root64[None, :]).astype(np.float32)
+    means32 = (op.means * inv_root64[None, :]).astype(np.float32)
     for lo in range(0, p if size > 0 else 0, chunk):
         hi = min(lo + chunk, p)
         corr = rows(s32, lo, hi)

@@ -126,8 +126,10 @@ def parse_config(path: Path, text: str | None) -> Config:
         return Config()
     import tomllib  # here: most workspaces have no config.toml
 
+    from lesson_credit.core.base import safe_toml
+
     try:
-        data = tomllib.loads(text)
+        data = safe_toml.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
     for name, value in data.items():  # a table we do not know is kept, unless it is a known one misspelt
@@ -271,14 +273,22 @@ def save_config(
     is now, or, given `base` (the text `config` was read from, None for no file: `read_config`),
     into that text, and only while the file still holds it (ConfigChanged, nothing written, else;
     an empty file's text is "", so `...` marks no base given)."""
+    import tomllib
+
     import tomlkit
     from tomlkit.exceptions import TOMLKitError
 
+    from lesson_credit.core.base import safe_toml
+
     text = read_config_text(path) if isinstance(base, EllipsisType) else base
     try:
+        if text is not None:
+            safe_toml.check_shape(text)
         doc = tomlkit.parse(text) if text is not None else tomlkit.document()
-    except TOMLKitError as exc:
+    except (TOMLKitError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: invalid TOML: arrays or tables nested too deeply to read") from None
     if text is None:
         doc.add(tomlkit.comment(HEADER))
     settings, records = config.credit, config.records

@@ -14,7 +14,6 @@ another tool's learning and is left as it is (`StateKept`, a warning) instead of
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import os
 from collections import Counter
@@ -22,7 +21,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import msgspec
 import numpy as np
 from msgspec import Struct
 from msgspec.structs import replace
@@ -32,6 +30,7 @@ from lesson_credit.core.bandit.saving import StateChanged as StateChanged
 from lesson_credit.core.bandit.saving import StateKept as StateKept
 from lesson_credit.core.bandit.saving import StateSaving as StateSaving
 from lesson_credit.core.bandit.saving import check_unchanged, file_bytes, guarded_rename, unsaved_bytes, wait_out
+from lesson_credit.core.base.canonical import canonical_json as canonical_json
 from lesson_credit.core.base.errors import UserError
 from lesson_credit.core.base.files import StoreError, WriteGuard, write_json
 from lesson_credit.core.base.ids import library_spellings, normalize_id, one_form
@@ -40,6 +39,9 @@ from lesson_credit.core.base.safe_read import STATE_MAX_BYTES, UnsafeFile, read_
 from lesson_credit.core.library.lessons import Library
 
 MAX_COUNT = 2**53  # counts beyond this are not whole numbers as floats, and overflow the fold's int64
+# arms of a file to import: a library is hundreds of lessons (the bench's largest, 10,000). A million arms (a 150 MB
+# file) took 80 s and 2.6 GB to import, and every command after it ran out of 3 GB; 100,000 take about 9 s, once
+MAX_IMPORT_ARMS = 100_000
 
 EXPORT_ARM_KEYS = ("arm_id", "alpha", "beta", "total_selections", "total_rewards", "last_updated")
 
@@ -142,12 +144,15 @@ def read_bandit_state(path: Path, ids: set[str], roots: tuple[str, ...], raw: by
         raise InteropError(str(exc)) from None
     except OSError as exc:
         raise InteropError(f"cannot read {path}: {exc.strerror}") from None
+    if not raw.strip():  # (a pipe no one writes to reads as nothing: not "truncated JSON")
+        raise InteropError(f"{path}: empty; expected a gptme bandit-state.json")
     try:
         data = decode_json(raw, path)
     except JsonError as exc:
         raise InteropError(str(exc)) from None
     if not isinstance(data, dict) or not isinstance(data.get("arms"), dict):
         raise InteropError(f"{path}: expected an object with an 'arms' object (gptme bandit-state.json)")
+    check_arm_count(path, data)
     arms = []
     mapper = ArmMapper(ids, roots)
     for key, entry in data["arms"].items():
@@ -181,6 +186,12 @@ def read_bandit_state(path: Path, ids: set[str], roots: tuple[str, ...], raw: by
     if clashes:
         raise InteropError(f"{path}: several arms map to the same lesson: {', '.join(clashes)}")
     return ImportReport(str(path), tuple(arms), sessions=_session_count(data, path))
+
+
+def check_arm_count(path: Path, state: dict[str, Any]) -> None:
+    """InteropError when a state file to import has more than MAX_IMPORT_ARMS arms (before any work on them)."""
+    if isinstance(arms := state.get("arms"), dict) and len(arms) > MAX_IMPORT_ARMS:
+        raise InteropError(f"{path}: {len(arms):,} arms; at most {MAX_IMPORT_ARMS:,} are imported")
 
 
 def _whole_count(value: Any) -> int | None:
@@ -276,35 +287,6 @@ def state_stamp(state: dict[str, Any]) -> str:
     """The hash of a state file's content besides its stamp (key order and spacing do not count)."""
     body = {key: value for key, value in state.items() if key != STAMP_KEY}
     return hashlib.sha256(canonical_json(body)).hexdigest()
-
-
-# where msgspec's sorted encoding may differ from json.dumps': a number with an exponent, or below 1e-4 (which
-# Python writes with one, msgspec as 0.0000...), and null (NaN and infinities, which msgspec writes as null);
-# strings holding such text only take the slow path. Digits map to "1" and e/E to "e" (an exponent is "1e").
-_EXPONENT_MAP = bytes(0x31 if 0x30 <= b <= 0x39 else 0x65 if b in b"eE" else 0x30 for b in range(256))
-_SMALL = (b":0.0000", b",0.0000", b"[0.0000", b"-0.0000")  # what comes before a number, compact
-
-
-def _as_json_writes(fast: bytes) -> bool:
-    if b"null" in fast or fast.startswith(b"0.0000") or any(small in fast for small in _SMALL):
-        return False
-    return b"1e" not in fast.translate(_EXPONENT_MAP)
-
-
-def canonical_json(data: Any) -> bytes:
-    """`json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=True)` as
-    UTF-8, for JSON data (dicts with string keys, lists, strings, numbers, booleans, None): msgspec's
-    sorted encoding where it writes the same bytes (10x faster), json's elsewhere. The two write every
-    string, key order, integer and float alike but for the shapes `_as_json_writes` finds
-    (tests/core/test_interop_stamp.py checks them)."""
-    try:
-        fast = msgspec.json.encode(data, order="sorted")
-    except (TypeError, ValueError, OverflowError):  # a key that is not a string, say: json's message
-        fast = None
-    if fast is not None and _as_json_writes(fast):
-        return fast
-    text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=True)
-    return text.encode("utf-8")
 
 
 def written_by_us(state: dict[str, Any]) -> bool:

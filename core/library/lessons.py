@@ -234,8 +234,10 @@ def library_roots_checked(workspace: Path, allow_outside: bool = False) -> tuple
         return roots, []
     import tomllib  # here: most workspaces have no gptme.toml
 
+    from lesson_credit.core.base import safe_toml
+
     try:
-        data = tomllib.loads(read_regular(config, SETTINGS_MAX_BYTES).decode("utf-8"))
+        data = safe_toml.loads(read_regular(config, SETTINGS_MAX_BYTES).decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise LessonError(f"{config}: not valid TOML ({exc})") from None
     except UnsafeFile as exc:  # a directory, FIFO or device, or past the cap: its message names the file

@@ -146,6 +146,7 @@ class GptmeFiles(EarlierCopies):
             own = self._is_own(Path(path))
             raw = saving.unsaved_bytes(Path(path), IMPORT_REFUSED)  # read once: what is decided and logged is one file
             existing = {} if raw is None else interop.read_state(Path(path), raw)
+            interop.check_arm_count(Path(path), existing)
             keys = self.state_keys(existing)
             agrees = bool(existing) and self.agrees(existing, keys)
             if own and existing and not interop.written_by_us(existing) and not agrees and self._has_evidence():

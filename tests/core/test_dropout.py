@@ -91,6 +91,8 @@ def test_reading_is_bounded_and_reports_bad_files(tmp_path: Path, monkeypatch: p
     text = "\n".join(log.problems)
     for name in ("big.jsonl", "link.jsonl", "fifo.jsonl", "ok.jsonl:2", "ok.jsonl:3"):
         assert name in text
+    # a link is said to be one (O_NOFOLLOW's ELOOP read "Too many levels of symbolic links": no loop here)
+    assert f"{folder / 'link.jsonl'}: a symbolic link, not followed; skipped" in log.problems
     assert read_dropout_logs(tmp_path / "missing", str).sessions == {}
 
 

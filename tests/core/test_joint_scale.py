@@ -4,6 +4,7 @@ once per log version and reused by `loo`."""
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -97,6 +98,32 @@ def test_large_library_variances_are_a_close_lower_bound() -> None:
     ratio = iterative.coef_sd / dense.coef_sd
     assert ratio.max() <= 1.0 + 1e-9  # a principal submatrix's inverse: never above the exact variance
     assert np.median(ratio) > 0.97 and ratio.min() > 0.9
+
+
+def test_a_lesson_in_every_session_at_one_weight_is_no_ones_neighbour() -> None:
+    # the 41st lesson is in each of the 600 sessions at weight 0.5: within each category its column is
+    # constant, so centred it is zero (up to rounding). A zero column changes no other coefficient (the
+    # dense fits agree), and must not change the others' neighbourhoods either: their sds stay those of
+    # the fit without it. It made numpy warn (1 / its root overflowed float32) and its NaN correlations
+    # took a neighbour's place (sds 0.1% off)
+    design = random_design(40, 600, 6)
+    n = design.n
+    every = Design(
+        **{
+            **design.__dict__,
+            "entry_row": np.concatenate([design.entry_row, np.arange(n)]),
+            "entry_arm": np.concatenate([design.entry_arm, np.full(n, 40)]),
+            "entry_weight": np.concatenate([design.entry_weight, np.full(n, 0.5)]),
+            "n_arms": 41,
+        }
+    )
+    without = fit_joint(design, penalty=5.0, solver="iterative")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fit = fit_joint(every, penalty=5.0, solver="iterative")
+    assert fit.coef[:40] == pytest.approx(without.coef, abs=1e-12)
+    assert fit.coef_sd[:40] == pytest.approx(without.coef_sd, rel=1e-9)
+    assert fit.coef[40] == pytest.approx(0.0, abs=1e-12)
 
 
 def test_auto_goes_iterative_beyond_dense_max(monkeypatch: pytest.MonkeyPatch) -> None:
