@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from lesson_credit.core.analysis.limits import BROAD_KEYWORD_SHARE
 from lesson_credit.core.library.lessons import Lesson
-from lesson_credit.core.library.salience import KeywordMatcher, casekey, counted_keywords
+from lesson_credit.core.library.salience import KeywordMatcher, casekey, counted_keys, counted_keywords
 
 
 def keyword_coverage(
@@ -18,7 +18,7 @@ def keyword_coverage(
 ) -> tuple[int, dict[str, float]]:
     """(journals read, share of them each keyword of `lessons` hits), over the first
     `max_journals` of `journal_paths` that `read_text` can read."""
-    matcher = KeywordMatcher(k for lesson in lessons for k in lesson.keywords)
+    matcher = KeywordMatcher.of_keys(key for lesson in lessons for key in counted_keys(lesson.keywords))
     counts: dict[str, int] = {}
     read = 0
     for journal_path in journal_paths:

@@ -351,8 +351,8 @@ def lesson_file_ids(workspace: Path, allow_outside: bool = False) -> list[str]:
     return sorted({lesson_id for root in roots if root.is_dir() for _, lesson_id in _lesson_files(root)})
 
 
-LESSON_CACHE_VERSION = 8  # 8: frontmatter text in reasons cut to 40 characters; session_categories
-# as a mapping or set: its keys or items;
+LESSON_CACHE_VERSION = 9  # 9: a lesson's wildcard keywords past its first 16 said ignored (lint);
+# 8: frontmatter text in reasons cut to 40 characters; session_categories as a mapping or set: its keys or items;
 # 7: match.session_categories;
 # 6: what gptme reads otherwise (a byte order mark, a keywords mapping) is said;
 # 5: keyword entries that are not text are dropped (reported), not an error or text;
@@ -380,9 +380,15 @@ def _read_lesson_file(file: Path, lesson_id: str, raw: bytes | None = None) -> t
         return None, [_dangling(file)]
     except OSError as exc:
         return None, [f"cannot read: {exc.strerror}"]
-    from lesson_credit.core.library.wildcard import wildcard_problem  # numpy: not before the first frame
+    from lesson_credit.core.library.salience import wildcards_beyond  # numpy: not before the first frame
+    from lesson_credit.core.library.wildcard import WILDCARD_MAX_PER_LESSON, wildcard_problem
 
     reasons += [why for keyword in lesson.keywords if (why := wildcard_problem(keyword.strip()))]
+    if beyond := wildcards_beyond(lesson.keywords):
+        reasons.append(
+            f"{beyond} wildcard keyword{'s' if beyond > 1 else ''} past the first {WILDCARD_MAX_PER_LESSON} "
+            "(each a pass over the journal); ignored"
+        )
     for pattern in lesson.patterns:
         try:
             compile_pattern(pattern)

@@ -27,7 +27,12 @@ from typing import Any
 from msgspec import Struct
 
 from lesson_credit.core.base.gc_pause import gc_paused
-from lesson_credit.core.library.wildcard import Wildcard, non_word_positions, wildcard_problem
+from lesson_credit.core.library.wildcard import (
+    WILDCARD_MAX_PER_LESSON,
+    Wildcard,
+    non_word_positions,
+    wildcard_problem,
+)
 
 NO_KEYWORD_SALIENCE = 0.5
 SNIPPET_RADIUS = 40
@@ -55,13 +60,30 @@ def counted_keys(raw: Iterable[str]) -> list[str]:
 
 
 def _counted(raw: Iterable[str]) -> dict[str, str]:
-    """A lesson's counted keywords by their case-folded form (the first spelling wins)."""
+    """A lesson's counted keywords by their case-folded form (the first spelling wins); its wildcard keywords
+    beyond the first WILDCARD_MAX_PER_LESSON are not (`wildcards_beyond`)."""
+    return _counting(raw)[0]
+
+
+def wildcards_beyond(raw: Iterable[str]) -> int:
+    """How many of a lesson's wildcard keywords are past its first WILDCARD_MAX_PER_LESSON, not counted (lint)."""
+    return _counting(raw)[1]
+
+
+def _counting(raw: Iterable[str]) -> tuple[dict[str, str], int]:
     seen: dict[str, str] = {}
+    wildcards = beyond = 0
     for item in raw:
         keyword = normalize_keyword(item)
-        if keyword is not None:
-            seen.setdefault(casekey(keyword), keyword)
-    return seen
+        if keyword is None or (key := casekey(keyword)) in seen:
+            continue
+        if "*" in keyword:
+            if wildcards == WILDCARD_MAX_PER_LESSON:
+                beyond += 1
+                continue
+            wildcards += 1
+        seen[key] = keyword
+    return seen, beyond
 
 
 @lru_cache(maxsize=1 << 16)

@@ -18,7 +18,8 @@ automaton's one pass over the text), with numpy arrays rather than a Python step
   next is a binary search per match.
 
 A keyword of more than WILDCARD_MAX_PARTS literal parts is not matched (`wildcard_problem`):
-each part is a pass over the text.
+each part is a pass over the text; nor are a lesson's wildcard keywords beyond its first
+WILDCARD_MAX_PER_LESSON (core/library/salience.py `_counted`).
 """
 
 from __future__ import annotations
@@ -31,6 +32,10 @@ import numpy.typing as npt
 
 _STARS = re.compile(r"\*+")
 WILDCARD_MAX_PARTS = 4  # literal parts between stars: matching costs a pass over the journal per part
+# Wildcard keywords one lesson counts (the first ones, in its order): each costs work in proportion to its parts'
+# occurrences in the journal (~0.1 s of CPU over an 8 MB journal of one-letter parts), so 2,000 of them ran for
+# minutes; gptme's own lessons use none.
+WILDCARD_MAX_PER_LESSON = 16
 _CHUNK = 1 << 20  # characters classified at a time (4 bytes each as UTF-32)
 _LATIN1_WORD = np.array([chr(c).isalnum() or c == ord("_") for c in range(256)])
 _ASCII_WORD = _LATIN1_WORD[:128]

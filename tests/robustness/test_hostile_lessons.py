@@ -1,6 +1,7 @@
 """A lesson's pattern or wildcard keyword cannot make a command take
 gigabytes or minutes. A pattern whose counted repeats expand past PATTERN_MAX_SIZE is refused
-before it is compiled; a wildcard of more than WILDCARD_MAX_PARTS literal parts is not matched.
+before it is compiled; a wildcard of more than WILDCARD_MAX_PARTS literal parts is not matched, nor a
+lesson's wildcard keywords past its first WILDCARD_MAX_PER_LESSON.
 Each is one lint line (`lesson-parts-ignored`), and the rest of the lesson keeps working."""
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ import pytest
 
 from lesson_credit.core.library import patterns
 from lesson_credit.core.library.patterns import PATTERN_MAX_SIZE, PatternError, compile_pattern, expanded_size
-from lesson_credit.core.library.salience import KeywordMatcher, salience
-from lesson_credit.core.library.wildcard import WILDCARD_MAX_PARTS, wildcard_problem
+from lesson_credit.core.library.salience import KeywordMatcher, counted_keys, salience, salience_breakdowns
+from lesson_credit.core.library.wildcard import WILDCARD_MAX_PARTS, WILDCARD_MAX_PER_LESSON, wildcard_problem
 from tests.robustness.hostile_helpers import make_ws
 from tests.support.cli_run import run_process
 
@@ -122,3 +123,20 @@ def test_lint_and_select_with_the_hostile_lesson(tmp_path: Path) -> None:
     done = run_process("record", "--session-id", "s1", "--journal", "j.md", "--lessons", "w.md", "--json", cwd=ws)
     assert done.returncode == 0, done.stderr[-2000:]
     assert '"salience": 1.0' in done.stdout  # alpha, the one counted keyword
+
+
+def test_a_lesson_counts_its_first_wildcard_keywords_only(tmp_path: Path) -> None:
+    """One lesson of 2,000 wildcard keywords over an 8 MB journal ran `record` for minutes (each wildcard costs
+    work in proportion to its parts' occurrences). A lesson counts its first WILDCARD_MAX_PER_LESSON (16) wildcard
+    keywords; plain ones are not limited; lint says how many are ignored, once."""
+    keywords = ["plain", *(f"w{i:04d}*z" for i in range(2_000)), "later"]
+    assert len(counted_keys(keywords)) == 1 + 16 + 1  # plain, w0000*z .. w0015*z, later
+    (found,) = salience_breakdowns("plain w0000xz w0035xz later", [("l.md", keywords)])
+    # hits: plain, w0000*z (the first wildcard) and later, of 18 counted; w0035*z, the 36th wildcard, is not counted
+    assert found.hits == 3 and found.salience == pytest.approx(3 / 18)
+    assert "w0035*z" not in [hit.keyword for hit in found.keywords]
+    ws = make_ws(tmp_path, {"w.md": lesson_with(keywords[:41], [])})  # plain and 40 wildcards: 24 past the first 16
+    done = run_process("lint", cwd=ws)
+    findings = [line for line in done.stdout.splitlines() if "[lesson-parts-ignored]" in line]
+    assert len(findings) == 1 and "24 wildcard keywords past the first 16" in findings[0], done.stdout
+    assert WILDCARD_MAX_PER_LESSON == 16
