@@ -25,8 +25,8 @@ from tests.support.engine_helpers import (
     make_workspace,
     session,
 )
+from tests.support.git_arm import GIT, events, file_git, status_git
 
-GIT = "tools/git.md"
 COPIES_REL = "state/lesson-thompson/.cache/bandit-state-copies"  # what we wrote, per file
 
 
@@ -58,22 +58,6 @@ def gptme_update(root: Path, d_alpha: float = 0.8, d_beta: float = 0.2, key: str
     }
     path.write_text(json.dumps(saved, indent=2) + "\n")
     return path.read_bytes()
-
-
-def events(root: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in (root / LOG_REL).read_text().splitlines()]
-
-
-def status_git(capsys: pytest.CaptureFixture[str], root: Path) -> tuple[float, float, int]:
-    code, out, err = run(capsys, "status", "--workspace", str(root), "--json")
-    assert code == 0, err
-    (row,) = [r for r in json.loads(out)["lessons"] if r["path"] == GIT]
-    return row["alpha"], row["beta"], row["n"]
-
-
-def file_git(root: Path) -> tuple[float, float, int]:
-    arm = json.loads((root / STATE_REL).read_text())["arms"][GIT]
-    return arm["alpha"], arm["beta"], arm["total_selections"]
 
 
 # ---------------------------------------------------------------- gptme's update is logged

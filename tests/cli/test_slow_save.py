@@ -21,8 +21,8 @@ import pytest
 import lesson_credit.core.bandit.saving as save_rule
 from tests.support.cli_run import run
 from tests.support.engine_helpers import BASIC_JOURNAL, BASIC_LESSONS, LOG_REL, STATE_REL, make_workspace, session
+from tests.support.git_arm import GIT, events, file_git, status_git
 
-GIT = "tools/git.md"
 TEMPFAIL = 75
 
 
@@ -64,22 +64,6 @@ def saving() -> Iterator[Callable[[Path, float], IO[str]]]:
     yield start
     for handle in opened:
         handle.close()
-
-
-def events(root: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in (root / LOG_REL).read_text().splitlines()]
-
-
-def status_git(capsys: pytest.CaptureFixture[str], root: Path) -> tuple[float, float, int]:
-    code, out, err = run(capsys, "status", "--workspace", str(root), "--json")
-    assert code == 0, err
-    (row,) = [r for r in json.loads(out)["lessons"] if r["path"] == GIT]
-    return row["alpha"], row["beta"], row["n"]
-
-
-def file_git(root: Path) -> tuple[float, float, int]:
-    arm = json.loads((root / STATE_REL).read_text())["arms"][GIT]
-    return arm["alpha"], arm["beta"], arm["total_selections"]
 
 
 AHEAD = -60.0  # a minute ahead of this clock: recent whatever the window

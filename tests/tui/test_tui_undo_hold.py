@@ -22,7 +22,7 @@ from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.confirm import ConfirmScreen
 from lesson_credit.tui.screens.session_detail import SessionDetailScreen
 from tests.tui.store_down import graded_app, grades, keep_toasts, toasts, undos_down
-from tests.tui.tui_fixture import burst, open_session, settle, until_asked, wait_until
+from tests.tui.tui_fixture import burst, failing_grades, open_session, settle, until_asked, wait_until
 
 SIZE = (80, 24)
 BOUND_S = 30.0  # a generous bound on each wait, never a speed assertion
@@ -168,16 +168,7 @@ async def test_after_discarding_grades_and_their_undo_the_next_question_names_th
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await open_session(pilot, "s4")
-        down = threading.Event()
-        down.set()
-        real = app.source.append_grade
-
-        def append_grade(*args: Any, **kwargs: Any) -> Any:
-            if down.is_set():
-                raise StoreUnavailable("postgresql://db: cannot append: connection refused")
-            return real(*args, **kwargs)
-
-        app.source.append_grade = append_grade  # type: ignore[method-assign]
+        down = failing_grades(app)
         questions = []
         try:
             for keys in (("7", "c"), ("4", "c"), ("u", "ctrl+d")):
