@@ -20,6 +20,7 @@ from lesson_credit.core.base.ids import lesson_named, normalize_id, one_form, un
 from lesson_credit.core.library.journals import read_for_record
 from lesson_credit.core.library.lessons import Lesson
 from lesson_credit.core.library.salience import SalienceBreakdown, salience_breakdowns
+from lesson_credit.core.log import events as log_events
 from lesson_credit.core.log.events import PRIOR, SESSION
 from lesson_credit.core.model import credit as credit_mod
 from lesson_credit.core.model.settings import CreditSettings
@@ -152,6 +153,8 @@ def recording(
     keywords come up), not chosen before it."""
     lessons = [*lessons, *during]
     check_session_id(session_id)
+    if len(lessons) > log_events.MAX_SESSION_LESSONS:
+        raise WorkspaceError(f"{len(lessons):,} lessons for one session: at most {log_events.MAX_SESSION_LESSONS:,}")
     check_category(category)
     if reward is not None:
         reward = check_reward(reward)

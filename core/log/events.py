@@ -18,6 +18,9 @@ from lesson_credit.core.base.ids import normalize_id, one_form
 
 SESSION, GRADE, SELECTION, PRIOR, RETIRE = "session", "grade", "selection", "prior", "retire"
 EXPORT = "export"  # what `export-gptme` wrote to another file: no evidence (docs/format.md §5.8)
+# The most lessons one session event may name. gptme injects about ten; the joint fit's X'X holds the square of a
+# session's count (a million entries here), so one event naming 20,000 lessons would take gigabytes on every select.
+MAX_SESSION_LESSONS = 1_000
 
 
 class InvalidEvent(UserError):
@@ -230,6 +233,8 @@ def session_columns(raw: RawEvent) -> SessionColumns:
     lessons = raw.lessons
     if lessons is None:
         raise InvalidEvent("session event without 'lessons'")
+    if len(lessons) > MAX_SESSION_LESSONS:
+        raise InvalidEvent(f"session event naming {len(lessons):,} lessons (at most {MAX_SESSION_LESSONS:,})")
     base = _base_of(raw)
     try:
         maybe_paths = [entry.path for entry in lessons]  # type: ignore[union-attr]

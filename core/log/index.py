@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from lesson_credit.core.base.ids import one_form
-from lesson_credit.core.log import scoring
+from lesson_credit.core.log import events, scoring
 from lesson_credit.core.log.arm_names import ArmNames
 from lesson_credit.core.log.columns import Column, HeldChunk, Objects, RowMap, StoredChunk
 from lesson_credit.core.log.events import (
@@ -289,7 +289,7 @@ class LogIndex(ArmNames):
         if numbers and not (min(numbers) >= 0.0 and max(numbers) <= 1.0):  # type: ignore[type-var,operator]
             return False
         lessons = [raw.lessons for raw in raws]
-        if None in lessons:
+        if None in lessons or max(map(len, lessons)) > events.MAX_SESSION_LESSONS:  # type: ignore[arg-type]
             return False
         try:
             paths = [entry.path for group in lessons for entry in group]  # type: ignore[union-attr]

@@ -62,6 +62,11 @@ def test_validate_refuses_what_the_reader_refuses(event: dict[str, Any]) -> None
     [
         ({"type": "session", "session_id": "s1", "lessons": [{"path": "a.md", "salience": 1.5}]}, r"outside \[0, 1\]"),
         ({"session_id": "s1"}, "without 'lessons'"),
+        ({"session_id": "s1", "lessons": ["a.md"] * 1001}, "naming 1,001 lessons"),  # bare ids: the slow path too
+        (
+            {"type": "session", "session_id": "s1", "lessons": [{"path": "a.md", "salience": 1}] * 1001},
+            r"at most 1,000",
+        ),
         ({"type": "grade", "session_id": "s1", "base_reward": 2.0}, "base_reward"),
         ({"type": "prior", "arms": {"a": {"alpha": 0, "beta": 1}}}, "positive finite"),
         ({"type": "retire", "retired": []}, "without 'retired'"),
