@@ -434,23 +434,24 @@ def export_target(path: Path | str) -> Path:
     return target
 
 
-def refuse_non_state(target: Path, ours: Mapping[Path, str]) -> None:
+def refuse_non_state(target: Path, ours: Mapping[Path, str]) -> float:
     """InteropError when `target` is what `export-gptme` must not replace: one of `ours` (the event log,
     its lock file: what each is), there yet or not, or any file but an empty one or a gptme state file
     (a JSON object with an `arms` object, or `{}`), so that a slip in PATH (a lesson, a journal,
     config.toml) never destroys a file. Symbolic links, FIFOs and devices are `refuse_unreplaceable`'s. A save in
-    progress there is waited out first (`saving.wait_out`: an empty file mktemp has just made, written when old)."""
+    progress there is waited out first (`saving.wait_out`: an empty file mktemp has just made, written when old):
+    the seconds waited are returned."""
     why = next((what for path, what in ours.items() if target.resolve() == path.resolve()), None)
     if why is None:
-        wait_out(target)
+        waited = wait_out(target)
         try:
             raw = read_regular(target, STATE_MAX_BYTES)
         except FileNotFoundError:
-            return
+            return waited
         except (OSError, UnsafeFile) as exc:
             raise InteropError(f"{exc}; not replaced by export-gptme") from None
         if not raw.strip():
-            return
+            return waited
         try:
             loaded = decode_json(raw, target)
         except JsonError:
@@ -458,7 +459,7 @@ def refuse_non_state(target: Path, ours: Mapping[Path, str]) -> None:
             why = "not JSON"
         else:
             if isinstance(loaded, dict) and (not loaded or isinstance(loaded.get("arms"), dict)):
-                return
+                return waited
             why = "a JSON object without an 'arms' object" if isinstance(loaded, dict) else "not a JSON object"
     raise InteropError(
         f"{target} is not a gptme bandit-state.json ({why}); not replaced by export-gptme: name a new file or a folder"

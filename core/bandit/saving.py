@@ -133,14 +133,24 @@ def unsaved_bytes(path: Path, then: str) -> bytes | None:
     return seen[0]
 
 
-def wait_out(path: Path) -> None:
+def wait_out(path: Path) -> float:
     """Before an export onto or an import of the file at `path`, with no lock held: while it is a save in progress
     (`saving_now`), wait until its text lands or its time is SAVE_WINDOW_S old (an empty file `mktemp` has just
     made: then written over as a crashed save's). Bounded: a time ahead of the clock stays recent, and the
-    caller's look then refuses it (StateSaving, exit 75)."""
-    deadline = time.monotonic() + SAVE_WINDOW_S + SAVE_SETTLE_S
+    caller's look then refuses it (StateSaving, exit 75). Returns the seconds waited (0.0: no save was seen)."""
+    started = time.monotonic()
+    deadline, waited = started + SAVE_WINDOW_S + SAVE_SETTLE_S, 0.0
     while saving_now(look(path)) and time.monotonic() < deadline:
         _wait_for_save()
+        waited = time.monotonic() - started
+    return waited
+
+
+def waited_said(path: Path, waited: float, then: str) -> list[str]:
+    """The warning after `wait_out` waited (none when it did not): why the command paused."""
+    if not waited:
+        return []
+    return [f"{path}: empty or half-written and new, as a file another tool is saving; waited {waited:.1f} s, {then}"]
 
 
 def check_unchanged(path: Path, before: bytes, changed: Callable[[], StateKept], then: str) -> None:

@@ -47,9 +47,10 @@ class GptmeFiles(EarlierCopies):
         if not self._is_own(target):  # (a slip in PATH: refused before anything, the lock file too)
             log_file = self.state_dir / LOG_FILE
             ours = {log_file: "the workspace's event log", lock_file(log_file): "the event log's lock file"}
-            interop.refuse_non_state(target, ours)  # (a save in progress there waited out first)
+            waited = interop.refuse_non_state(target, ours)  # (a save in progress there waited out first)
         else:
-            saving.wait_out(target)  # (a save in progress lands first)
+            waited = saving.wait_out(target)  # (a save in progress lands first)
+        self.warnings.extend(saving.waited_said(target, waited, "then wrote it"))
         with self.log.locked():
             self.refresh()
             if (missing := self.log_missing()) is not None:  # a fold of nothing would wipe it
@@ -140,7 +141,8 @@ class GptmeFiles(EarlierCopies):
         `skipped` says why, nothing logged). This workspace's own file changed by gptme's bandit: its
         increments are logged (as every write does); a file an export wrote (the log says so): only what
         was added to it since. WorkspaceError when its evidence cannot be told apart from the log's."""
-        saving.wait_out(Path(path))  # (a save in progress lands first: its text is what is imported)
+        waited = saving.wait_out(Path(path))  # (a save in progress lands first: its text is what is imported)
+        self.warnings.extend(saving.waited_said(Path(path), waited, "then read it"))
         with self.log.locked():
             self.refresh()
             own = self._is_own(Path(path))

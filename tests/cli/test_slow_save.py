@@ -177,7 +177,8 @@ def test_an_export_onto_an_empty_file_just_made_waits_until_it_is_old_and_writes
     target = tmp_path / "tmp.k3J9xq"
     target.write_bytes(b"")  # made just now
     code, _, err = run(capsys, "export-gptme", str(target), "--workspace", str(ws))
-    assert code == 0, err
+    said = [line for line in err.splitlines() if line.strip()]
+    assert code == 0 and len(said) == 1 and "waited 0." in said[0] and "then wrote it" in said[0], err
     assert json.loads(target.read_text())["arms"][GIT]["alpha"] == pytest.approx(1.9)  # s1 at 0.9: 1 + 0.9
 
 
@@ -203,7 +204,7 @@ def test_an_import_of_a_file_being_saved_imports_the_save_once_it_lands(
 
     monkeypatch.setattr(save_rule, "_wait_for_save", lands)
     code, _, err = run(capsys, "import-gptme", str(other), "--workspace", str(ws))
-    assert code == 0 and len(waits) >= 3, err
+    assert code == 0 and len(waits) >= 3 and "then read it" in err, err
     # the other bandit's file counted from Beta(1, 1): git +2 / +0 over 2 sessions, as a prior event
     (prior,) = [e for e in events(ws) if e["type"] == "prior"]
     assert prior["arms"][GIT]["alpha"] == pytest.approx(3.0) and prior["arms"][GIT]["beta"] == pytest.approx(1.0)
