@@ -121,6 +121,8 @@ class EarlierCopies(StateFile):
         named = np.bincount(post.data.entry_arm, minlength=len(post.arm_ids))  # sessions naming it, pending too
         held = {*lessons.values(), *(one_form(arm.lesson_id) for arm in report.arms)}
         since = started_elsewhere(post, created, held)  # (a file gptme started: lacking a lesson the log names)
+        imported = any(was == created for _, was in self._reader.index.prior_counts.files.values())
+        since = None if stamped or imported else since  # (an arm stamped as ours, or imported: not gptme's fresh file)
         base: dict[str, foreign.Counts] = {}
         for key, entry in existing["arms"].items():
             counts = foreign.file_counts(existing, [key])[key]

@@ -172,3 +172,45 @@ def test_a_fresh_file_under_another_prior_counts_gptmes_from_beta_1_1(tmp_path: 
     # by hand: a = Beta(2 + 1.0, 3 + 0.0) = (3, 3) n 1, decayed before s2 toward (2, 3): (2 + 0.9 * 1, 3) = (2.9, 3);
     # b = Beta(2, 3) (nothing to decay) + s2's +0.5 / +0.5 = (2.5, 3.5) n 1, + gptme's +0.8 / +0.2 = (3.3, 3.7) n 2
     assert rows == {A: (2.9 if decay else 3.0, 3.0, 1), B: (3.3, 3.7, 2)}
+
+
+def test_an_old_file_of_ours_with_gptmes_created_whose_arm_gptme_pruned_is_kept(tmp_path: Path) -> None:
+    """Versions before the copies kept the `created` of the gptme file they first replaced: a file of ours then has
+    gptme's `created`. gptme's `prune` dropped a, its session updated b (restamped); c still bears our stamp (the
+    time of its last session). That arm is ours: the file is not one gptme started, and b grew from the log's
+    (2.5, 1.5) n 2. Taken for gptme's fresh file, b counted the log's two sessions twice: (4.8, 2.2) n 5."""
+    lessons = {**LESSONS, "tools/c.md": (["gamma"], "active")}
+    times = ["2026-10-01T10:00:00Z", "2026-10-02T10:00:00Z"]
+    events = [
+        session(sid, reward, {A: 1.0, B: 1.0, "tools/c.md": 1.0}, timestamp=at)
+        for sid, reward, at in (("s1", 0.5, times[0]), ("s2", 1.0, times[1]))
+    ]
+    root = make_workspace(tmp_path, lessons, events=events)
+    ok("export-gptme", str(root / STATE_REL), "-w", str(root))  # ours: each arm (2.5, 1.5) n 2, stamped at s2
+    state = json.loads((root / STATE_REL).read_text())
+    assert state["arms"]["tools/c.md"]["last_updated"] == times[1]
+    del state["arms"][A], state["lesson_credit_written"]  # gptme's prune, then its save
+    state["created"] = GPTME_TIME  # (as an old version kept it)
+    state["arms"][B].update(alpha=3.3, beta=1.7, total_selections=3, last_updated=GPTME_TIME)  # +0.8 / +0.2
+    state["total_sessions"] += 1
+    (root / STATE_REL).write_text(json.dumps(state))
+    shutil.rmtree(root / STATE_REL.parent / ".cache")  # no copy of what we wrote
+    rows, err = status(root)
+    assert rows[B] == (2.5, 1.5, 2) and "left as it is" in err, (rows, err)
+    assert not increments_events(root)
+
+
+def test_a_gptme_file_imported_then_made_the_own_file_is_counted_once(tmp_path: Path) -> None:
+    """gptme's file imported (a prior event naming its `created`), then put in as the workspace's own (copied, or
+    linked as docs/trust.md's sharing does): its numbers are the log's already. Taken for a file gptme started
+    afresh, b's +0.8 / +0.2 was counted a second time: (4.1, 1.9) n 4."""
+    root = make_workspace(tmp_path, LESSONS, events=BOTH)
+    theirs = tmp_path / "g.json"
+    theirs.write_text(json.dumps(gptme_file({B: (1.8, 1.2, 1)}, 1)) + "\n")
+    ok("import-gptme", str(theirs), "-w", str(root))
+    rows, _ = status(root)
+    assert rows[B] == (3.3, 1.7, 3)  # the log's (2.5, 1.5) n 2 and the import's +0.8 / +0.2, one session
+    shutil.copyfile(theirs, root / STATE_REL)
+    shutil.rmtree(root / STATE_REL.parent / ".cache", ignore_errors=True)
+    rows, err = status(root)
+    assert rows[B] == (3.3, 1.7, 3), (rows, err)
