@@ -17,27 +17,19 @@ import pytest
 
 from tests.support.cli_run import run
 from tests.support.engine_helpers import (
-    BASIC_JOURNAL,
-    BASIC_LESSONS,
     CONFIG_REL,
     LOG_REL,
     STATE_REL,
-    make_workspace,
     session,
 )
-from tests.support.git_arm import GIT, events, file_git, status_git
+from tests.support.git_arm import GIT, events, file_git, graded_workspace, status_git
 
 COPIES_REL = "state/lesson-thompson/.cache/bandit-state-copies"  # what we wrote, per file
 
 
 @pytest.fixture
 def ws(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
-    root = make_workspace(
-        tmp_path, BASIC_LESSONS, events=[session("s1", 0.8, {GIT: 1.0})], journals={"j.txt": BASIC_JOURNAL}
-    )
-    code, _, err = run(capsys, "grade", "s1", "0.9", "--workspace", str(root))  # bandit-state.json written by us
-    assert code == 0, err
-    return root  # seed, salience 1 -> w 1: git Beta(1.9, 1.1), n 1
+    return graded_workspace(tmp_path, capsys)  # git Beta(1.9, 1.1) n 1
 
 
 def gptme_update(root: Path, d_alpha: float = 0.8, d_beta: float = 0.2, key: str = GIT) -> bytes:

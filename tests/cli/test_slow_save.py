@@ -20,20 +20,15 @@ import pytest
 
 import lesson_credit.core.bandit.saving as save_rule
 from tests.support.cli_run import run
-from tests.support.engine_helpers import BASIC_JOURNAL, BASIC_LESSONS, LOG_REL, STATE_REL, make_workspace, session
-from tests.support.git_arm import GIT, events, file_git, status_git
+from tests.support.engine_helpers import LOG_REL, STATE_REL
+from tests.support.git_arm import GIT, events, file_git, graded_workspace, status_git
 
 TEMPFAIL = 75
 
 
 @pytest.fixture
 def ws(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
-    root = make_workspace(
-        tmp_path, BASIC_LESSONS, events=[session("s1", 0.8, {GIT: 1.0})], journals={"j.txt": BASIC_JOURNAL}
-    )
-    code, _, err = run(capsys, "grade", "s1", "0.9", "--workspace", str(root))  # bandit-state.json written by us
-    assert code == 0, err
-    return root  # s1 graded 0.9, salience 1 -> weight 1: git Beta(1.9, 1.1), n 1
+    return graded_workspace(tmp_path, capsys)  # git Beta(1.9, 1.1) n 1
 
 
 def gptme_text(path: Path) -> str:

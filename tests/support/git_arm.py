@@ -10,9 +10,20 @@ from typing import Any
 import pytest
 
 from tests.support.cli_run import run
-from tests.support.engine_helpers import LOG_REL, STATE_REL
+from tests.support.engine_helpers import BASIC_JOURNAL, BASIC_LESSONS, LOG_REL, STATE_REL, make_workspace, session
 
 GIT = "tools/git.md"
+
+
+def graded_workspace(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    """A workspace of one session, s1 (git at salience 1), graded 0.9 by `grade`: bandit-state.json written by us,
+    git at Beta(1.9, 1.1) n 1 (weight 1)."""
+    root = make_workspace(
+        tmp_path, BASIC_LESSONS, events=[session("s1", 0.8, {GIT: 1.0})], journals={"j.txt": BASIC_JOURNAL}
+    )
+    code, _, err = run(capsys, "grade", "s1", "0.9", "--workspace", str(root))
+    assert code == 0, err
+    return root
 
 
 def events(root: Path) -> list[dict[str, Any]]:
