@@ -76,7 +76,12 @@ def saving_said(path: Path, seen: Seen, then: str) -> str:
     """The line for a file being saved (`saving_now`), and `then`: what is done about it."""
     what = "emptied" if not (seen[0] or b"").strip() else "half-written"
     age = clock() - seen[1] / 1e9
-    when = f"{age:.1f} s ago" if age >= 0 else "at a time ahead of this clock"
+    # a time ahead of the clock stays "recent" until the clock reaches it: said, with how to end it sooner
+    when = (
+        f"{age:.1f} s ago"
+        if age >= 0
+        else f"at a time {-age:,.0f} s ahead of this clock (left so until then: delete it to end that)"
+    )
     return f"{path}: {what} {when}, not finished since: another tool (gptme's bandit) may be saving it; {then}"
 
 

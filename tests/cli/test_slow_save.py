@@ -134,6 +134,7 @@ def test_an_export_onto_a_file_being_saved_is_refused_for_now_and_changes_nothin
     code, out, err = run(capsys, "export-gptme", str(target), "--workspace", str(ws))
     assert (code, out) == (TEMPFAIL, ""), err
     assert len(err.strip().splitlines()) == 1 and "may be saving it" in err and "nothing exported" in err, err
+    assert "s ahead of this clock (left so until then: delete it" in err, err  # how long, and how to end it
     assert target.read_bytes() == b"" and (ws / LOG_REL).read_bytes() == log
 
 
