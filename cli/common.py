@@ -224,6 +224,11 @@ def problem_lines(ws: Workspace) -> list[str]:
     lines += [f"{prefix.get(problem.kind, '')}{problem}" for problem in lesson_problems[:5]]
     if len(lesson_problems) > 5:
         lines.append(counted(len(lesson_problems) - 5, "more lesson problem"))
+    if ws.config.categories:  # keywords select's category matching does not count, as a lesson's
+        from lesson_credit.core.bandit.select import category_problems
+
+        found = category_problems(ws.config.categories)
+        lines += [f"{ws.config_path}: [categories] {name!r}: {'; '.join(why)}" for name, why in found.items()]
     return lines
 
 

@@ -22,7 +22,13 @@ from lesson_credit.core.bandit.fold import Posterior, regrade
 from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.base.ids import lesson_named
 from lesson_credit.core.library.lessons import MISSING, Lesson
-from lesson_credit.core.library.salience import SalienceBreakdown, salience_breakdowns
+from lesson_credit.core.library.salience import (
+    KeywordHit,
+    SalienceBreakdown,
+    ignored_wildcards,
+    salience_breakdowns,
+    wildcards_beyond,
+)
 from lesson_credit.core.log.events import GradeEvent, SessionEvent
 from lesson_credit.core.log.snapshot import FoldData, salience_in
 from lesson_credit.core.log.usage import lesson_usage as usage_by_arm
@@ -218,6 +224,11 @@ class LessonCredit(Struct, frozen=True):
     breakdown: SalienceBreakdown | None  # None when the journal or the lesson is not available
     salience_missing: bool = False
     note: str | None = None  # why there is no breakdown, or why it disagrees with the stored salience
+    # wildcard keywords past the lesson's first WILDCARD_MAX_PER_LESSON: how many, those the journal mentions
+    # (of the first that many of them, looked for), how many were not looked for
+    beyond: int = 0
+    ignored: tuple[KeywordHit, ...] = ()
+    unchecked: int = 0
 
     def as_json(self) -> dict[str, Any]:
         keywords = []
@@ -253,6 +264,12 @@ class Explanation(Struct, frozen=True):
             "strategy": self.settings.strategy,
             "floor": self.settings.floor,
             "lessons": [lesson.as_json() for lesson in self.lessons],
+            # by lesson, the wildcard keywords past its first ones (not counted) that the journal mentions
+            "ignored_keywords": {
+                c.path: [{"keyword": k.keyword, "count": k.count, "offsets": list(k.offsets)} for k in c.ignored]
+                for c in self.lessons
+                if c.ignored
+            },
         }
 
 
@@ -454,6 +471,9 @@ def lesson_credits(
             alpha_delta, beta_delta = float(d_alpha), float(d_beta)
         else:
             alpha_delta = beta_delta = 0.0
+        beyond, unchecked, ignored = 0, 0, list[KeywordHit]()
+        if breakdown is not None and (beyond := wildcards_beyond(lessons[lid].keywords)):
+            ignored, unchecked = ignored_wildcards(text or "", lessons[lid].keywords)
         credits.append(
             LessonCredit(
                 path=lid,
@@ -469,6 +489,9 @@ def lesson_credits(
                 breakdown=breakdown,
                 salience_missing=i in session.missing_salience,
                 note=note,
+                beyond=beyond,
+                ignored=tuple(ignored),
+                unchecked=unchecked,
             )
         )
     return tuple(credits)

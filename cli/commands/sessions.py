@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
     from lesson_credit.cli.render import Shorten
+    from lesson_credit.core.library.salience import KeywordHit
     from lesson_credit.core.views import Explanation, GradeRecord, LessonCredit, SessionTable
     from lesson_credit.core.workspace import Workspace
 
@@ -81,8 +82,7 @@ def explanation_text(exp: Explanation, width: int | None = None) -> str:
     head, out = wrap("\n".join(out), width), []  # the table's lines are fitted, never wrapped
     text = exp.journal_text or ""  # (a breakdown with hits comes from a journal that was read)
     for c in exp.lessons:
-        out.append("")
-        out.append(f"{safe(c.path)}: salience {fmt(c.salience)} -> weight {fmt(c.weight)}")
+        out += ["", f"{safe(c.path)}: salience {fmt(c.salience)} -> weight {fmt(c.weight)}"]
         if c.note:
             out.append(f"  note: {safe(c.note)}")
         if c.salience_missing:
@@ -91,20 +91,31 @@ def explanation_text(exp: Explanation, width: int | None = None) -> str:
             continue
         if not c.breakdown.keywords:
             out.append("  no counted keywords: salience 0.5 by definition")
-        for k in c.breakdown.keywords:
-            if k.hit:
-                start, end = k.offsets[0], k.offsets[0] + k.lengths[0]
-                from lesson_credit.core.library.salience import snippet
-
-                where = ", ".join(str(o) for o in k.offsets[:5]) + (" ..." if len(k.offsets) > 5 else "")
-                out.append(f"  hit   '{safe(k.keyword)}' x{k.count} at {where}: {safe(snippet(text, start, end))}")
-            else:
-                out.append(f"  miss  '{safe(k.keyword)}'")
+        out += [_hit_line("hit  ", k, text) if k.hit else f"  miss  '{safe(k.keyword)}'" for k in c.breakdown.keywords]
+        out += _ignored_lines(c, text)
     if len(exp.grades) > 1:
         out.append("")
         out.append("grade history:")
         out += _history_lines(exp.grades)
     return "\n".join([head, "", credit, *([wrap("\n".join(out), width, hang=4)] if out else [])])
+
+
+def _hit_line(label: str, k: KeywordHit, text: str) -> str:
+    """A keyword the journal mentions: how often, where (the first five), and the journal around the first."""
+    from lesson_credit.core.library.salience import snippet
+
+    start, end = k.offsets[0], k.offsets[0] + k.lengths[0]
+    where = ", ".join(str(o) for o in k.offsets[:5]) + (" ..." if len(k.offsets) > 5 else "")
+    return f"  {label} '{safe(k.keyword)}' x{k.count} at {where}: {safe(snippet(text, start, end))}"
+
+
+def _ignored_lines(c: LessonCredit, text: str) -> list[str]:
+    """A lesson's wildcard keywords past its first ones: how many, not counted, and those the journal mentions."""
+    from lesson_credit.core.library.wildcard import WILDCARD_MAX_PER_LESSON as FIRST
+
+    looked = f" (the first {FIRST} of them looked for in the journal)" if c.unchecked else ""
+    note = f"  note: {counted(c.beyond, 'wildcard keyword')} past the first {FIRST} not counted in salience{looked}"
+    return [note, *(_hit_line("ignored", k, text) for k in c.ignored)] if c.beyond else []
 
 
 def _history_lines(grades: Sequence[GradeRecord]) -> list[str]:

@@ -125,6 +125,22 @@ def category_of(context: str, categories: dict[str, tuple[str, ...]]) -> str | N
     return best
 
 
+def category_problems(categories: dict[str, tuple[str, ...]]) -> dict[str, list[str]]:
+    """Why keywords of config.toml's [categories] are not counted, by category (those that have such): as a
+    lesson's are not, a wildcard of too many parts, and wildcards past the first WILDCARD_MAX_PER_LESSON."""
+    from lesson_credit.core.library.salience import wildcards_beyond
+    from lesson_credit.core.library.wildcard import past_cap_reason, wildcard_problem
+
+    found = {}
+    for name, listed in categories.items():
+        reasons = [why for keyword in listed if (why := wildcard_problem(keyword.strip()))]
+        if beyond := wildcards_beyond(listed):
+            reasons.append(past_cap_reason(beyond, "context"))
+        if reasons:
+            found[name] = reasons
+    return found
+
+
 def posterior_of(
     post: Posterior, settings: CreditSettings, lesson_ids: Sequence[str]
 ) -> tuple[np.ndarray[Any, np.dtype[np.float64]], np.ndarray[Any, np.dtype[np.float64]]]:

@@ -30,6 +30,7 @@ from lesson_credit.core.health.data import (
 )
 from lesson_credit.core.health.library_checks import (
     broad_keywords,
+    category_keywords,
     lesson_problems,
     library_config,
     never_injected,
@@ -74,6 +75,7 @@ __all__ = [  # what this package has always offered: the dashboard, the CLI and 
     "lint",
     "run_checks",
     "broad_keywords",
+    "category_keywords",
     "collapsed_posteriors",
     "constant_rewards",
     "dropout_lines_skipped",
@@ -117,6 +119,7 @@ CHECKS: tuple[Callable[[HealthData], list[Finding]], ...] = (
     lesson_listed_twice,
     library_config,
     lesson_problems,
+    category_keywords,
     dropout_lines_skipped,
     sessions_never_graded,
     sessions_pending,

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from lesson_credit.core.bandit.select import category_problems
 from lesson_credit.core.base.numbers import listed
 from lesson_credit.core.derived_state import StateCheck, check_state
 from lesson_credit.core.id_spellings import Spellings, prefixed_id_count
@@ -99,6 +100,7 @@ class HealthData:
     never_recorded: tuple[tuple[str, int], ...] = ()  # (session id, line of its selection): selected, no record
     lesson_kinds: dict[str, tuple[str, ...]] = field(default_factory=dict)  # active lesson -> its kinds of work, if any
     session_kinds: frozenset[str] = frozenset()  # the sessions' kinds of work (categories), as logged
+    category_problems: dict[str, list[str]] = field(default_factory=dict)  # [categories] name -> keywords not used
 
 
 def gather(ws: Workspace) -> HealthData:
@@ -141,6 +143,7 @@ def gather(ws: Workspace) -> HealthData:
         never_recorded=tuple(ws.selected_never_recorded()),
         lesson_kinds=kinds,
         session_kinds=session_kinds,
+        category_problems=category_problems(ws.config.categories),
     )
 
 

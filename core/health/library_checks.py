@@ -16,8 +16,9 @@ from lesson_credit.core.health.data import (
     agree,
     names,
 )
-from lesson_credit.core.library.lessons import CONFIG
+from lesson_credit.core.library.lessons import CONFIG, IGNORED
 from lesson_credit.core.library.problem_kinds import KINDS
+from lesson_credit.core.library.wildcard import keywords_of_reason
 
 # No library at all, and files that could not be read.
 
@@ -40,7 +41,8 @@ def lesson_problems(h: HealthData) -> list[Finding]:
     findings = []
     for kind in KINDS:
         if found := [p for p in h.lesson_problems if p.kind == kind.kind]:
-            message = f"{kind.counted(len(found))}: " + names([str(p) for p in found], 3)
+            n = sum(keywords_of_reason(p.reason) for p in found) if kind.kind == IGNORED else len(found)
+            message = f"{kind.counted(n)}: " + names([str(p) for p in found], 3)
             items, reasons = tuple(p.path for p in found), tuple(p.reason for p in found)
             findings.append(Finding(kind.code, kind.severity, message, kind.advice, items, reasons))
     return findings
@@ -59,6 +61,26 @@ def library_config(h: HealthData) -> list[Finding]:
             "`git submodule update --init`); until then `select` refuses to draw from the incomplete library.",
             tuple(p.path for p in problems),
             tuple(p.reason for p in problems),
+        )
+    ]
+
+
+def category_keywords(h: HealthData) -> list[Finding]:
+    """Keywords of config.toml's [categories] that `select` does not count, as a lesson's are not."""
+    if not h.category_problems:
+        return []
+    names_of, reasons = list(h.category_problems), ["; ".join(why) for why in h.category_problems.values()]
+    n = sum(keywords_of_reason(reason) for why in h.category_problems.values() for reason in why)
+    message = f"{counted(n, 'keyword')} of config.toml's [categories] {agree(n, 'is', 'are')} not used: "
+    return [
+        Finding(
+            "category-keywords-ignored",
+            WARNING,
+            message + names([f"{name!r}: {why}" for name, why in zip(names_of, reasons, strict=True)], 3),
+            "Fix or shorten what each reason names (a wildcard of too many parts, more wildcard keywords than a "
+            "category counts); `select` without --category finds the kind of work by the rest meanwhile.",
+            tuple(names_of),
+            tuple(reasons),
         )
     ]
 

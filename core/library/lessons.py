@@ -381,14 +381,11 @@ def _read_lesson_file(file: Path, lesson_id: str, raw: bytes | None = None) -> t
     except OSError as exc:
         return None, [f"cannot read: {exc.strerror}"]
     from lesson_credit.core.library.salience import wildcards_beyond  # numpy: not before the first frame
-    from lesson_credit.core.library.wildcard import WILDCARD_MAX_PER_LESSON, wildcard_problem
+    from lesson_credit.core.library.wildcard import past_cap_reason, wildcard_problem
 
     reasons += [why for keyword in lesson.keywords if (why := wildcard_problem(keyword.strip()))]
     if beyond := wildcards_beyond(lesson.keywords):
-        reasons.append(
-            f"{beyond} wildcard keyword{'s' if beyond > 1 else ''} past the first {WILDCARD_MAX_PER_LESSON} "
-            "(each a pass over the journal); ignored"
-        )
+        reasons.append(past_cap_reason(beyond))
     for pattern in lesson.patterns:
         try:
             compile_pattern(pattern)

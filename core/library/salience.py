@@ -67,19 +67,33 @@ def _counted(raw: Iterable[str]) -> dict[str, str]:
 
 def wildcards_beyond(raw: Iterable[str]) -> int:
     """How many of a lesson's wildcard keywords are past its first WILDCARD_MAX_PER_LESSON, not counted (lint)."""
-    return _counting(raw)[1]
+    return len(_counting(raw)[1])
 
 
-def _counting(raw: Iterable[str]) -> tuple[dict[str, str], int]:
+def ignored_wildcards(text: str, raw: Iterable[str]) -> tuple[list[KeywordHit], int]:
+    """The wildcard keywords of a lesson past its first WILDCARD_MAX_PER_LESSON (not counted) that `text`
+    mentions, of the first WILDCARD_MAX_PER_LESSON of them (each looked for costs what a counted one does);
+    and how many more of them were not looked for (explain)."""
+    beyond = dict((casekey(keyword), keyword) for keyword in _counting(raw)[1])
+    looked = dict(itertools.islice(beyond.items(), WILDCARD_MAX_PER_LESSON))
+    if not looked:
+        return [], 0
+    found = KeywordMatcher.of_keys(looked).scan(text)
+    hits = [hit for key, keyword in looked.items() if (hit := KeywordHit(keyword, key, found)).hit]
+    return hits, len(beyond) - len(looked)
+
+
+def _counting(raw: Iterable[str]) -> tuple[dict[str, str], list[str]]:
     seen: dict[str, str] = {}
-    wildcards = beyond = 0
+    wildcards = 0
+    beyond: list[str] = []
     for item in raw:
         keyword = normalize_keyword(item)
         if keyword is None or (key := casekey(keyword)) in seen:
             continue
         if "*" in keyword:
             if wildcards == WILDCARD_MAX_PER_LESSON:
-                beyond += 1
+                beyond.append(keyword)
                 continue
             wildcards += 1
         seen[key] = keyword

@@ -65,6 +65,23 @@ def wildcard_problem(keyword: str) -> str | None:
     )
 
 
+def past_cap_reason(beyond: int, over: str = "journal") -> str:
+    """Why `beyond` wildcard keywords of one list (a lesson's, a category's) are not counted: one line."""
+    return (
+        f"{beyond} wildcard keyword{'s' if beyond > 1 else ''} past the first {WILDCARD_MAX_PER_LESSON} "
+        f"(each a pass over the {over}); ignored"
+    )
+
+
+_PAST_CAP = re.compile(r"(\d+) wildcard keywords? past the first ")
+
+
+def keywords_of_reason(reason: str) -> int:
+    """How many keywords or patterns a reason `past_cap_reason` or another gave names: its number, else one."""
+    found = _PAST_CAP.match(reason)
+    return int(found[1]) if found else 1
+
+
 def non_word_positions(text: str) -> Positions:
     """Sorted offsets of the characters `\\w` does not match (str.isalnum() or `_`, as `re` decides)."""
     try:  # one byte a character
