@@ -62,11 +62,13 @@ def cmd_loo(args: argparse.Namespace) -> int:
         print(wrap(nothing, width))
     ordered = sorted(results, key=lambda r: (order_key(r.effect, r.sufficient), r.path))
     randomized = any(r.randomized is not None for r in results)
+    during = any(r.n_during for r in results)  # graded sessions that included a lesson during them (as --json's)
     header = ["lesson", "effect", "95% CI", "p (BH)", "from"]
     if randomized:
         header += ["randomized", "95% CI", "kept/withheld"]
-    header += ["with", "without", "naive Δ", "95% CI", "p (BH)", "by category", "IPW", "flags"]
-    rows = [_loo_row(r, randomized) for r in ordered]
+    header += ["with", "without", *(["during"] if during else [])]
+    header += ["naive Δ", "95% CI", "p (BH)", "by category", "IPW", "flags"]
+    rows = [_loo_row(r, randomized, during) for r in ordered]
     fitting: dict[str, Any] = {
         "width": width,
         "shorten_columns": {0: "path", len(header) - 1: "end"},
@@ -96,12 +98,13 @@ def _loo_drop_order(header: list[str]) -> list[int]:
     difference, the randomized estimate's detail, the flags (then listed under the table); the lesson and its
     headline estimate stay."""
     last = len(header) - 1  # flags
-    naive = header.index("with")  # with, without, naive Δ, 95% CI, p (BH), by category, IPW
-    order = [naive + 6, naive + 5, naive + 4, naive + 3, naive + 2, naive + 1]
+    naive = header.index("naive Δ")  # naive Δ, 95% CI, p (BH), by category, IPW
+    order = [naive + 4, naive + 3, naive + 2, naive + 1, naive, header.index("without")]
     if "randomized" in header:
         first = header.index("randomized")  # randomized, 95% CI, kept/withheld
         order += [first + 2, first + 1, first]
-    return [*order, last, naive]
+    during = [header.index("during")] if "during" in header else []  # kept longer than the flags (listed below)
+    return [*order, last, *during, header.index("with")]
 
 
 def _loo_hidden(header: list[str], listed: bool, hidden: Sequence[int]) -> str:
@@ -113,6 +116,8 @@ def _loo_hidden(header: list[str], listed: bool, hidden: Sequence[int]) -> str:
     def named(i: int) -> tuple[str, str]:  # (the estimate, the column)
         if i == last:
             return "", "flags (listed below)" if listed else "flags"
+        if header[i] == "during":  # sessions that included the lesson during them: no estimate's
+            return "", "during"
         if i >= naive:
             return "leave-one-out's", header[i]
         if i >= first:
@@ -136,7 +141,7 @@ def _span(low: float | None, high: float | None) -> str:
     return "-" if low is None or high is None else span(low, high)
 
 
-def _loo_row(r: LooResult, randomized: bool) -> tuple[object, ...]:
+def _loo_row(r: LooResult, randomized: bool, during: bool = False) -> tuple[object, ...]:
     """One row of the `loo` table: the headline (an estimate in parentheses claims nothing), then the rest."""
     from lesson_credit.core.analysis.estimates import kind
 
@@ -163,6 +168,7 @@ def _loo_row(r: LooResult, randomized: bool) -> tuple[object, ...]:
     cells += [
         r.n_with,
         r.n_without,
+        *([r.n_during] if during else []),
         _num(r.delta),
         _span(r.ci_low, r.ci_high),
         _num(r.p_adjusted, False),
@@ -283,7 +289,9 @@ LOO_HELP = (
     "switched on or off mid-block, injected in every session on one side) or always injected\n"
     "with others (its group's effect is in the flags). Then, as a second opinion, graded sessions\n"
     "with vs without each lesson: difference in mean reward, 95% interval, p-values\n"
-    "(BH-adjusted), a category-controlled and an IPW difference. When no lesson is\n"
+    "(BH-adjusted), a category-controlled and an IPW difference; a session that included the\n"
+    "lesson during it (record --during) is one without it, counted in the during column\n"
+    "(shown when some lesson has such a session). When no lesson is\n"
     "distinguishable from zero (BH-adjusted p < 0.05), a line above the table says so.\n"
     "Writes state/lesson-thompson/loo-results.json unless --no-write."
 )

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli_run import run_cli
-from tests.support.crafted_loo import A, B, C, D, crafted_workspace
-from tests.support.engine_helpers import log_bytes
+from tests.support.crafted_loo import LESSONS, A, B, C, D, crafted_events, crafted_workspace
+from tests.support.engine_helpers import log_bytes, make_workspace, session
 
 
 @pytest.fixture
@@ -59,3 +59,27 @@ def test_cli_loo_table_lists_insufficient_rows(crafted: Path) -> None:
     assert "insufficient data" in lines[C] and "insufficient data" not in lines[A]
     assert "+0.300" in lines[A]
     assert "written to" in out
+
+
+@pytest.mark.parametrize("columns", ["80", "200"])
+def test_cli_loo_table_counts_sessions_that_included_a_lesson_during_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, columns: str
+) -> None:
+    """Two graded sessions included C during them (`"included": "during"`): --json's during n is 2 for C and 0
+    for the others, and the table shows the same count in a `during` column, fitting 80 columns (it had none)."""
+    events = crafted_events()
+    for i, reward in enumerate([0.2, 0.4]):
+        events.append(session(f"d{i}", reward, {B: 0.5}))
+        events[-1]["lessons"].append({"path": C, "salience": 0.5, "included": "during"})
+    root = make_workspace(tmp_path, lessons=LESSONS, events=events)
+    monkeypatch.setenv("COLUMNS", columns)
+    code, out, err = run_cli("loo", "--workspace", str(root), "--no-write")
+    assert code == 0, err
+    table = out[out.index("\nlesson ") + 1 :].split("\n\n")[0].splitlines()
+    assert max(map(len, table)) <= int(columns), table
+    start = table[0].index(" during") + 1  # a column of counts, right-aligned under its header
+    rows = [line for line in table if line.startswith(("tools/", "workflow/"))]
+    cells = {line.split()[0]: line[start : start + len("during")].strip() for line in rows}
+    assert cells == {A: "0", B: "0", C: "2", D: "0"}
+    code, out, err = run_cli("loo", "--workspace", str(root), "--no-write", "--json")
+    assert {r["lesson"]: r["during"]["n"] for r in json.loads(out)["results"]} == {A: 0, B: 0, C: 2, D: 0}
