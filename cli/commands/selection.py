@@ -15,7 +15,6 @@ from lesson_credit.cli.common import (
     optional_category,
     positive_int,
     print_json,
-    print_warnings,
     seed_arg,
     unit_float,
     warning_lines,
@@ -121,7 +120,8 @@ def cmd_select(args: argparse.Namespace) -> int:
             generated = safe(selection.session_id)
             hint = f"# no --session-id given: pass --session-id {generated} to record to link it to this selection"
             print(_comment(hint, width), file=sys.stderr)
-        print_warnings(ws)
+        for line in warning_lines(ws):  # the log's and library's problems, as every command's; comments too
+            print(_comment(f"# warning: {safe(line)}", width), file=sys.stderr)
     return 0
 
 
@@ -181,7 +181,8 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
         "Thompson-sample lessons for a context",
         "Thompson-sample the top k among the active lessons whose keywords or patterns match the\n"
         "context and whose match.session_categories, if any, name the session's kind of work\n"
-        "(--category); print the chosen ids one per line (a summary goes to stderr) and log a\n"
+        "(--category); print the chosen ids one per line (a summary and any warnings go to\n"
+        "stderr, each line a # comment, as record --lessons-file skips them) and log a\n"
         "selection event with each candidate's selection probability (unless --dry-run). A\n"
         "record links to it by its session id: without --session-id the generated one is on\n"
         "stderr (in --json: session_id); pass it to record --session-id.",

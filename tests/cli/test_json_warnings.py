@@ -74,3 +74,23 @@ def test_a_clean_workspace_has_an_empty_warnings_list(tmp_path: Path, capsys: py
     root = make_workspace(tmp_path, BASIC_LESSONS, events=[session("s1", 0.8, {"tools/git.md": 0.5})])
     code, out, _ = run(capsys, "status", "--workspace", str(root), "--json")
     assert code == 0 and json.loads(out)["warnings"] == []
+
+
+def test_select_warns_of_the_bad_line_on_stderr_once_as_a_comment(
+    ws: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`select` without --json said nothing of the log's bad line (its --json and every other command do). It says
+    so once on stderr, as a `#` comment: a hook that saves stdout and stderr to one file hands it to `record
+    --lessons-file`, which reads what is not a comment as lesson ids."""
+    context = tmp_path / "context.txt"
+    context.write_text("git worktree")
+    argv = ["--workspace", str(ws), "--session-id", "sel1"]
+    code, out, err = run(capsys, "select", *argv, "--context", str(context))
+    assert code == 0, err
+    said = [line for line in err.splitlines() if BAD in line]
+    assert len(said) == 1 and said[0].startswith("# warning: sessions.jsonl line 2: "), err
+    assert all(line.startswith("#") for line in err.splitlines()), err
+    saved = tmp_path / "selected.txt"
+    saved.write_text(out + err, encoding="utf-8")
+    code, _, err = run(capsys, "record", *argv, "--journal", str(ws / "j.txt"), "--lessons-file", str(saved))
+    assert code == 0, err

@@ -69,6 +69,7 @@ def _notices(err: str) -> dict[str, int]:
     """Per file set aside, how many lines of stderr say so."""
     counts: dict[str, int] = {}
     for line in err.splitlines():
+        line = line.removeprefix("# ")  # select's stderr lines are comments
         if "set aside" in line:
             assert line.startswith("warning: "), line  # a warning, never an error
             path = line.removeprefix("warning: ").split(":")[0]
