@@ -58,6 +58,9 @@ def cmd_select(args: argparse.Namespace) -> int:
 
     ws = open_workspace(args, writes=not args.dry_run)
     context = _read_context(args)
+    if not context.strip():  # an empty file, a pipe no one wrote to, an unset variable: nothing can match
+        where = "on stdin" if args.context == "-" else args.context
+        ws.warnings.append(f"the context {where} is empty: no lesson's keywords can match it")
     logged = not args.dry_run
     given = args.session_id is not None  # (else generated: the hint below says to pass it to record)
     if logged and not given:  # the id is drawn here, before the write: what a failure after it names

@@ -69,12 +69,14 @@ def run_process(
     timeout: float = FINISH_LIMIT_S,
     env: dict[str, str] | None = None,
     umask: int | None = None,
+    stdin: str | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """Run `lesson-credit ARGV` in a fresh process; a hang fails the test with TimeoutExpired,
-    running out of the (generous) address-space cap with a MemoryError in its stderr."""
+    """Run `lesson-credit ARGV` in a fresh process (`stdin`: the text on its stdin, else this one's); a hang fails the
+    test with TimeoutExpired, running out of the (generous) address-space cap with a MemoryError in its stderr."""
     return subprocess.run(
         [sys.executable, "-m", "lesson_credit.cli.main", *argv],
         cwd=cwd,
+        input=stdin,
         env=process_env(**(env or {})),
         capture_output=True,
         text=True,
