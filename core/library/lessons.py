@@ -565,7 +565,10 @@ def load_library(workspace: Path | str, cache_path: Path | None = None, allow_ou
                     raw = None  # (reported by the read below)
                 digest = None if raw is None else _digest(raw)
                 lesson, reasons = _read_lesson_file(Path(key), lesson_id, raw)
-                changed = True
+                if raw is None and isinstance(entry, list) and entry[1:] == [None, reasons, None]:
+                    fresh[key] = entry  # unreadable as before (its stat may change at every look: /proc/self/mem)
+                else:
+                    changed = True
             if stamp is not None and key not in fresh:
                 fresh[key] = [stamp, None if lesson is None else _fields_of(lesson), reasons, digest]
             if reasons:

@@ -14,6 +14,8 @@ from lesson_credit.core.log.cache import LogCache
 from lesson_credit.core.log.columns import StoredChunk
 from lesson_credit.core.log.store import EventLog, ReadResult
 from lesson_credit.core.workspace import Workspace
+from tests.robustness.hostile_helpers import make_ws
+from tests.support.cli_run import run_process
 
 LESSON = '---\nmatch:\n  keywords: ["alpha", "beta"]\n---\n# L\n'
 
@@ -156,6 +158,36 @@ def test_lesson_cache_is_validated_by_file_stat(tmp_path: Path) -> None:
     assert {x.id: x.keywords for x in edited.lessons} == {"t/a.md": ("gamma",), "t/c.md": ("alpha", "beta")}
     assert edited.problems == ()
     assert load_library(tmp_path, cache) == load_library(tmp_path)  # the cache changes nothing
+
+
+@pytest.mark.parametrize("unreadable", ["link-to-proc-self-mem", "mode-000"])
+def test_an_unreadable_lesson_path_leaves_the_lesson_cache_as_it_is(tmp_path: Path, unreadable: str) -> None:
+    """A path the library lists that cannot be read was a cache miss at every command, and every command wrote
+    .cache/lessons.msgpack again: /proc/self/mem's stat is another process's at each look, and a mode-000 file
+    changed within the last two seconds is checked by content, which cannot be read. Its verdict is kept."""
+    if unreadable == "link-to-proc-self-mem" and not Path("/proc/self/mem").exists():
+        pytest.skip("no /proc")
+    if unreadable == "mode-000" and os.geteuid() == 0:
+        pytest.skip("root reads a mode-000 file")
+    root = make_ws(tmp_path / "ws")
+    path = root / "lessons" / "bad.md"
+    if unreadable == "mode-000":
+        path.write_text(LESSON)
+        path.chmod(0)
+    else:
+        path.symlink_to("/proc/self/mem")
+    cache = root / "state" / "lesson-thompson" / ".cache" / "lessons.msgpack"
+    first = run_process("status", cwd=root)  # a process of its own each: /proc/self is another process's
+    assert first.returncode == 0 and "bad.md: cannot read" in first.stderr, first.stderr
+    written = cache.stat().st_mtime_ns
+    second = run_process("status", cwd=root)
+    assert second.returncode == 0 and second.stderr == first.stderr
+    assert cache.stat().st_mtime_ns == written  # not written again
+    path.unlink()  # readable now: the lesson loads, the cache is written with it
+    path.write_text(LESSON)
+    third = run_process("status", "--json", cwd=root)
+    assert "bad.md" in [row["path"] for row in json.loads(third.stdout)["lessons"]], third.stderr
+    assert cache.stat().st_mtime_ns != written
 
 
 def test_a_same_size_edit_with_its_mtime_put_back_is_seen(tmp_path: Path) -> None:
