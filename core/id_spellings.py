@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 from lesson_credit.core.base.ids import absolute_unmapped, normalize_id
@@ -61,18 +61,27 @@ class Spellings:
         return "; ".join(said)
 
 
-def prefixed_id_count(log: EventStore) -> Spellings:
-    """How the raw log's lesson entries spell their ids (none counted when the log cannot be read)."""
+def prefixed_id_count(log: EventStore, skipped: Collection[int] = ()) -> Spellings:
+    """How the raw log's lesson entries spell their ids, but those of the lines `skipped` (numbered from 1: the
+    lines the reader did not use); none counted when the log cannot be read."""
     try:
-        return entry_spellings(raw_lines(log))
+        return entry_spellings(raw_lines(log), skipped)
     except (OSError, StoreError):
         return Spellings()
 
 
-def entry_spellings(raw_lines: Iterable[bytes]) -> Spellings:
-    """Count the lesson entries of `raw_lines` (the log's lines as on disk) by how they are spelled."""
+def entry_spellings(raw_lines: Iterable[bytes], skipped: Collection[int] = ()) -> Spellings:
+    """Count the lesson entries of `raw_lines` (the log's lines as on disk) by how they are spelled; a line
+    whose number (from 1) is in `skipped` is not read: its entries are not the log's."""
     data = b"".join(raw_lines)
     starts = {data.rfind(b"\n", 0, found.start()) + 1 for pattern in _CANDIDATES for found in pattern.finditer(data)}
+    if skipped:  # each start's line number, counted on from the one before it (in order: one pass)
+        kept, line, at = set(), 1, 0
+        for start in sorted(starts):
+            line, at = line + data.count(b"\n", at, start), start
+            if line not in skipped:
+                kept.add(start)
+        starts = kept
     other = unmapped = 0
     for start in starts:
         end = data.find(b"\n", start)

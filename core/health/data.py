@@ -115,8 +115,9 @@ def gather(ws: Workspace) -> HealthData:
     kinds = {lesson_id: named for lesson_id, named in kinds.items() if named}  # match.session_categories
     wanted = kinds and data.n_sessions >= MIN_SESSIONS_FOR_NEVER_INJECTED  # (the sessions' kinds: for never-injected)
     session_kinds = _session_kinds(ws) if wanted else frozenset()
+    log_problems = ws.log_problems()
     return HealthData(
-        log_problems=ws.log_problems(),
+        log_problems=log_problems,
         lesson_problems=library.problems,
         sessions=sessions,
         now=ws.clock(),
@@ -128,7 +129,7 @@ def gather(ws: Workspace) -> HealthData:
         known=frozenset(lesson.id for lesson in library.lessons),
         active=frozenset(lesson.id for lesson in library.lessons if lesson.status == "active"),
         usage=usage,
-        prefixed_ids=prefixed_id_count(ws.log),
+        prefixed_ids=prefixed_id_count(ws.log, {problem.line for problem in log_problems}),
         missing_salience=ws.missing_salience_count(),
         broad_keywords=ws.broad_keywords(),
         root=str(ws.root),

@@ -302,7 +302,8 @@ class LogIndex(ArmNames):
             return False
         raw_arm = self._raw_arm  # (only valid paths: when every path is in it, none is None or "")
         found = list(map(raw_arm.get, cast(list[str], paths)))
-        if None in found:  # paths not seen before get arms in order of first appearance
+        unseen: list[Any] = []  # paths not seen before: arms in order of first appearance, once every check passed
+        if None in found:
             distinct = set(paths)
             if None in distinct or "" in distinct:
                 return False
@@ -310,13 +311,12 @@ class LogIndex(ArmNames):
             lesson_ids = normalize_ids(cast(list[str], unseen))
             if "" in lesson_ids:
                 return False
-            for path, lesson_id in zip(unseen, lesson_ids, strict=True):
-                raw_arm[cast(str, path)] = self.arm(lesson_id)
-            found = list(map(raw_arm.__getitem__, cast(list[str], paths)))
-        arms = np.array(found, dtype=np.int32)
         counts = [len(group) for group in lessons]  # type: ignore[arg-type]
-        if not self._add_marks(lessons, counts, first_row):
+        if not self._add_marks(lessons, counts, first_row):  # (a line it refuses makes no arm: the per-line path)
             return False
+        for path, lesson_id in zip(unseen, lesson_ids if unseen else [], strict=True):
+            raw_arm[cast(str, path)] = self.arm(lesson_id)
+        arms = np.array(list(map(raw_arm.__getitem__, cast(list[str], paths))) if unseen else found, dtype=np.int32)
         self.lookup.added_many(new_rows)
         folded = {grader: grader_name(grader) for grader in {raw.grader for raw in raws}}
         graders_of = [folded[raw.grader] for raw in raws]

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from lesson_credit.core.base.ids import library_spellings
 from lesson_credit.core.log.arm_names import ArmNames
 from lesson_credit.core.log.index import LogIndex
+from lesson_credit.core.workspace import Workspace
+from tests.support.engine_helpers import make_workspace, session
 
 NFC = "tools/caf\u00e9.md"  # é as one code point
 NFD = "tools/cafe\u0301.md"  # e and a combining accent
@@ -49,3 +53,17 @@ def test_arms_loaded_from_the_cache_are_refused_when_two_are_one_lesson() -> Non
         names.load_arms(listed)
         assert names.arm_ids == listed and [names.find_arm(i) for i in listed] == [0, 1]
         assert names.find_arm("c.md") is None and names.arm("c.md") == 2
+
+
+def test_a_line_skipped_as_invalid_makes_no_arm_and_spells_none(tmp_path: Path) -> None:
+    """Line 1 is skipped (an `included` that is neither before nor during) and names the lesson in NFD and
+    tools/ghost.md; line 2 names it in NFC. The arms are line 2's alone, the lesson spelled as line 2 spells it:
+    the batch read made line 1's arms before its check refused the line (NFD shown, and a ghost arm)."""
+    bad = session("s1", 0.5, {NFD: 1.0, "tools/ghost.md": 1.0})
+    bad["lessons"][0]["included"] = "sometimes"
+    root = make_workspace(tmp_path, {}, events=[bad, session("s2", 0.5, {NFC: 1.0, "tools/git.md": 0.5})])
+    ws = Workspace(root)
+    assert [str(problem) for problem in ws.log_problems()] == [
+        "line 1: lesson 'included' must be 'before' or 'during', not 'sometimes'"
+    ]
+    assert list(ws.data().arm_ids) == [NFC, "tools/git.md"]

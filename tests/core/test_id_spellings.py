@@ -87,3 +87,15 @@ def test_what_lint_says_agrees_with_its_counts() -> None:
     assert Spellings(unmapped=2).said() == (
         "2 lesson entries name lessons by absolute paths with no `lessons` folder, read as arms of their own"
     )
+
+
+def test_a_line_skipped_as_invalid_adds_no_spelling(tmp_path: Path) -> None:
+    """Line 7 names `lessons/a.md` but is skipped as invalid (an `included` that is neither before nor during), so
+    no entry of it is read; line 8 names `lessons/b.md` and is read: one entry spelled otherwise (it said 2)."""
+    bad = session("p1", 0.5, {"lessons/a.md": 1.0})
+    bad["lessons"][0]["included"] = "sometimes"
+    events = [*clean_events(), bad, session("p2", 0.6, {"lessons/b.md": 1.0})]  # lines 7 and 8
+    root = make_workspace(tmp_path, lessons=LESSONS, events=events)
+    findings = {f.code: f for f in lint(Workspace(root, clock=fixed_clock))}
+    assert findings["log-unreadable-lines"].items == ("line 7",)
+    assert findings["prefixed-ids"].message.startswith("1 lesson entry in the log uses a 'lessons/' prefix")
