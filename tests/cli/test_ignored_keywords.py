@@ -69,3 +69,20 @@ def test_explain_lists_an_ignored_wildcard_keyword_the_journal_mentions(tmp_path
     assert payload["ignored_keywords"] == {"w.md": [{"keyword": "w18*z", "count": 1, "offsets": [17]}]}
     (lesson,) = payload["lessons"]
     assert "w18*z" not in [k["keyword"] for k in lesson["keywords"]]
+
+
+def test_explain_looks_for_as_many_ignored_wildcard_keywords_as_a_lesson_counts(tmp_path: Path) -> None:
+    """40 wildcard keywords: w16*z .. w31*z (16, as many as are counted) are looked for, w32*z .. w39*z are not:
+    the journal's w20xz is listed, its w39xz is not, and the note says so (each looked for is a pass over it)."""
+    words = [f"w{i:02d}*z" for i in range(40)]
+    root = make_workspace(
+        tmp_path,
+        {"w.md": (words, "active")},
+        events=[session("s1", None, {"w.md": 0.0}, journal_path="j.md")],  # none of the 16 counted is mentioned
+        journals={"j.md": "w20xz and w39xz"},
+    )
+    code, out, err = run_cli("explain", "s1", "--workspace", str(root))
+    assert code == 0, err
+    note = "note: 24 wildcard keywords past the first 16 not counted in salience (the first 16 of them looked for"
+    assert note in out
+    assert [line.split()[1] for line in out.splitlines() if line.startswith("  ignored ")] == ["'w20*z'"]
