@@ -190,6 +190,32 @@ def test_an_unreadable_lesson_path_leaves_the_lesson_cache_as_it_is(tmp_path: Pa
     assert cache.stat().st_mtime_ns != written
 
 
+def test_a_lesson_file_refused_to_this_user_leaves_the_lesson_cache_as_it_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A mode-000 file (its read refused: what a user other than root meets) changed within the last two seconds
+    is checked by content at each load, and the content cannot be read: every load wrote the cache again."""
+    from lesson_credit.core.library import lessons
+    from lesson_credit.core.library.lessons import load_library
+
+    make_ws(tmp_path)
+    (tmp_path / "lessons" / "bad.md").write_text(LESSON)
+    real = lessons.read_regular
+
+    def refused(path: Any, limit: int) -> bytes:
+        if str(path).endswith("bad.md"):
+            raise PermissionError(13, "Permission denied")
+        return real(path, limit)
+
+    monkeypatch.setattr(lessons, "read_regular", refused)
+    cache = tmp_path / "cache.msgpack"
+    first = load_library(tmp_path, cache)
+    assert [p.reason for p in first.problems] == ["cannot read: Permission denied"]
+    written = cache.stat().st_mtime_ns
+    assert load_library(tmp_path, cache) == first
+    assert cache.stat().st_mtime_ns == written  # not written again
+
+
 def test_a_same_size_edit_with_its_mtime_put_back_is_seen(tmp_path: Path) -> None:
     """An edit that keeps the size and restores the mtime (as `touch -r`, an editor or a sync tool can)
     still moves the file's ctime: the cached keywords are not used. Before: ("alpha", "beta") stayed."""
