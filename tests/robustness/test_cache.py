@@ -195,19 +195,18 @@ def test_a_lesson_file_refused_to_this_user_leaves_the_lesson_cache_as_it_is(
 ) -> None:
     """A mode-000 file (its read refused: what a user other than root meets) changed within the last two seconds
     is checked by content at each load, and the content cannot be read: every load wrote the cache again."""
-    from lesson_credit.core.library import lessons
+    from lesson_credit.core.base.safe_read import read_regular
     from lesson_credit.core.library.lessons import load_library
 
     make_ws(tmp_path)
     (tmp_path / "lessons" / "bad.md").write_text(LESSON)
-    real = lessons.read_regular
 
     def refused(path: Any, limit: int) -> bytes:
         if str(path).endswith("bad.md"):
             raise PermissionError(13, "Permission denied")
-        return real(path, limit)
+        return read_regular(path, limit)
 
-    monkeypatch.setattr(lessons, "read_regular", refused)
+    monkeypatch.setattr("lesson_credit.core.library.lessons.read_regular", refused)
     cache = tmp_path / "cache.msgpack"
     first = load_library(tmp_path, cache)
     assert [p.reason for p in first.problems] == ["cannot read: Permission denied"]
