@@ -237,7 +237,8 @@ class SessionDetailScreen(DataScreen):
         if self.base is not None:
             self.ready_for_keys()
         self.query_one("#record-panel", RecordPanel).outside = event.outside
-        self._show()  # at 80x24 the record's first line gets the rows it needs
+        if self.has_class("-short") and self.has_class("-narrow"):  # 80x24: the record's first line gets its rows
+            self._show()
         self.query_one("#grade-bar", GradeBar).others = tuple(
             (s.source, s.score) for s in event.outside.sources if not s.in_force and s.score is not None
         )
