@@ -52,6 +52,8 @@ from lesson_credit.tui.widgets.scrollbar_render import SCROLLBAR_CSS, WholeCellS
 from lesson_credit.tui.writes import OPERATOR, WriteQueue
 
 if TYPE_CHECKING:
+    from textual.command import Provider
+
     from lesson_credit.tui.source import Workspace
 
 POLL_SECONDS = 0.2  # a commit by another process is on screen within half a second (bench/tui_live.py)
@@ -68,12 +70,20 @@ SCREENS_GROUP = Binding.Group("screens")
 LEAVING_ACTIONS = frozenset((*MODE_ACTIONS, "discard_writes"))
 
 
+def keys_commands() -> type[Provider]:
+    """The palette's commands, a title starting with what was typed ranked first (imported when it opens)."""
+    from lesson_credit.tui.screens.palette import KeysCommands
+
+    return KeysCommands
+
+
 class LessonCreditApp(AppNavigation, AppWrites, App[None]):
     """Lessons and Sessions are modes (each keeps its own stack); detail screens push on top."""
 
     TITLE = "lesson-credit"
     # start in the Lessons mode: no default screen is made, styled and then switched away from
     DEFAULT_MODE = "lessons"
+    COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {keys_commands}
     NOTIFICATION_TIMEOUT = TOAST_SECONDS
     # compact toasts (one line for a confirmation) in the bottom right, above the footer. The rack keeps no
     # scrollbar gutter: with one, a toast was drawn 2 cells narrower than its height was measured for, and

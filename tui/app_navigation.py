@@ -196,12 +196,14 @@ class AppNavigation(_Base):
         await self.leave_detail(finish, "quit")
 
     def action_help(self) -> None:
-        from lesson_credit.tui.screens.help import HelpScreen, HelpSection, column_sections, help_keys
+        from lesson_credit.tui.screens.help import HelpScreen, HelpSection, bound_keys, column_sections, help_keys
 
         if isinstance(self.screen, HelpScreen):
             return
         show = self.get_key_display
-        sections = [HelpSection("Anywhere", "Unless a text box has the focus.", help_keys(self.BINDINGS, show))]
+        taken = bound_keys(type(self.screen).BINDINGS)  # listed under the screen: one entry per key
+        anywhere = help_keys(self.BINDINGS, show, taken)
+        sections = [HelpSection("Anywhere", "Unless a text box has the focus.", anywhere)]
         current = "Anywhere"
         for title, screen_class in help_screens():
             about = str(getattr(screen_class, "HELP", "") or "")

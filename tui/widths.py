@@ -48,27 +48,34 @@ def widest(cells: Iterable[Text]) -> int:
 SHORT_DETAIL_ROWS = 17  # Session detail at 80x24: the rows of the record, journal, credits table and credit box
 
 
-def short_detail_heights(lessons: int) -> tuple[int, int, int, bool, bool]:
+def short_detail_heights(lessons: int, record_least: int = 1) -> tuple[int, int, int, bool, bool, int | None]:
     """Session detail at 80x24 (narrow and short) for a session of `lessons` lessons: (the journal's height
     with its borders, the record's most lines, the credits table's most rows with its header, whether the
-    credit box's bottom border is left out, whether the journal's is). The journal starts with three lines,
-    the record with three, "why this credit" with its four; the table takes the rows it needs from the
-    journal's bottom border (the table's header closes it), the record (down to its first line, the judge's
-    score: the rest scrolls), the credit box's bottom border (the grade bar's rule closes it), then the
-    journal's lines (down to one), so up to eight lessons show without scrolling and up to six beside three
-    lines of the journal. Rows the table does not need (fewer than three lessons) go to the journal."""
+    credit box's bottom border is left out, whether the journal's is, the credit box's most rows or None for
+    the stylesheet's). The journal starts with three lines, the record with three, "why this credit" with its
+    four; the table takes the rows it needs from the journal's bottom border (the table's header closes it),
+    the record (down to its first line's rows, `record_least` of three: the judge's score and reason, or the
+    record's harness to outcome, wrapped; the rest scrolls), the credit box's bottom border (the grade bar's
+    rule closes it), then the journal's lines (down to one), then the credit box's (its story scrolls in it, its
+    more-lines mark says so), so up to eight lessons show without scrolling and up to six beside three lines of
+    the journal. Rows the table does not need (fewer than three lessons) go to the journal. The record's first
+    line was cut to one row from five lessons ("... logged on line 41," and the score that counts, the reason,
+    below it, a scrollbar thumb the only sign)."""
     table = 1 + min(max(lessons, 0), 8)
     journal, record, box = 5, 3, 6
+    least = min(max(record_least, 1), record)
     over = table + journal + record + box - SHORT_DETAIL_ROWS
     open_journal = over > 0
     over -= open_journal
-    record_cut = min(max(over, 0), 2)
+    record_cut = min(max(over, 0), record - least)
     over -= record_cut
     open_box = over > 0
     over -= open_box
     journal_cut = min(max(over, 0), 2)
+    over -= journal_cut
+    box_rows = box - int(open_box) - over if over > 0 else None  # (the table fits beside the box's top and a line)
     journal += -int(open_journal) - journal_cut - min(over, 0)  # fewer rows than three lessons: the journal's
-    return journal, record - record_cut, table, open_box, open_journal
+    return journal, record - record_cut, table, open_box, open_journal, box_rows
 
 
 WIDE_JOURNAL_LEAST = 50  # Session detail from WIDE_FROM columns: the journal pane's width at least (borders in)

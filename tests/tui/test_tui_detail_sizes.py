@@ -98,18 +98,25 @@ async def test_the_journal_shows_three_lines_at_80x24_beside_up_to_six_credit_ro
     two for fewer. It now shows three, from the record (down to its first line, the judge's score and reason;
     the rest scrolls in it) and the boxes' bottom borders (the credit table's header closes the journal, the
     grade bar's rule the credit box): every credit row stays in view and "why this credit" keeps its four
-    lines. The demo's 2026-09-02-002 has 4 lessons, 2026-09-01-001 5, 2026-09-03-004 6."""
+    lines. The demo's 2026-09-02-002 has 4 lessons, 2026-09-01-001 5, 2026-09-03-004 6. The record's first line
+    is read whole (tests/tui/test_tui_record_first_line.py): 2026-09-03-004's judge line is 82 cells, two rows of
+    the 78, and the second comes from the journal, which shows two lines there."""
     app = demo_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        for session, lessons in (("2026-09-02-002", 4), ("2026-09-01-001", 5), ("2026-09-03-004", 6)):
+        # (session, lessons, the journal's lines, the record's rows)
+        for session, lessons, lines, record in (
+            ("2026-09-02-002", 4, 3, 2),
+            ("2026-09-01-001", 5, 3, 1),
+            ("2026-09-03-004", 6, 2, 2),
+        ):
             detail = await open_session(pilot, session)
             table = detail.query_one("#credits", ThemedTable)
             assert table.row_count == lessons and table.max_scroll_y == 0, (session, table.max_scroll_y)
             assert table.region.height == lessons + 1, (session, table.region)
             journal = detail.query_one("#journal")
-            assert journal.scrollable_content_region.height >= 3, (session, journal.region)
-            assert detail.query_one("#record-panel").region.height >= 1, session
+            assert journal.scrollable_content_region.height == lines, (session, journal.region)
+            assert detail.query_one("#record-panel").region.height == record, session
             box = detail.query_one("#credit-box")
             footer = detail.query_one("KeyFooter").region.y
             assert box.scrollable_content_region.height >= 4 and box.region.bottom <= footer, (session, box.region)

@@ -89,3 +89,33 @@ async def test_the_palette_lists_discarding_writes_only_while_one_waits(app: Les
             down.clear()
         await wait_until(pilot, lambda: not app.saving)
         assert "Discard unsaved writes…" not in {command.title for command in app.get_system_commands(detail)}
+
+
+async def test_the_palette_ranks_discarding_the_writes_first_for_disc_while_one_waits(app: LessonCreditApp) -> None:
+    """With a write waiting on a session, "disc" matched `Back / discard draft` and `Discard unsaved writes…` with the
+    same score (Textual's: 4 letters in a row, 1 at a word's start: (4 + 1) × 2 × 1.5 = 15 each), and the screen's
+    command, listed first, came first. A title that starts with what was typed now comes first; both stay listed."""
+    app.retry_seconds = 0.01
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await open_session(pilot, "s1")
+        down = failing_grades(app)
+        try:
+            burst(pilot, "7", "c")
+            await wait_until(pilot, lambda: app.saving.startswith("waiting to save"))
+            burst(pilot, "ctrl+p", "d", "i", "s", "c")
+            await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette))
+            commands = app.screen.query_one(CommandList)
+
+            def titles() -> list[str]:
+                return [
+                    str(commands.get_option_at_index(i).prompt).split("\n")[0] for i in range(commands.option_count)
+                ]
+
+            await wait_until(pilot, lambda: len(titles()) == 2)
+            assert titles() == ["Discard unsaved writes…", "Back / discard draft"], titles()
+            burst(pilot, "escape")
+            await wait_until(pilot, lambda: not isinstance(app.screen, CommandPalette))
+        finally:
+            down.clear()
+        await wait_until(pilot, lambda: not app.saving)

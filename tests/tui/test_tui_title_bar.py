@@ -130,3 +130,23 @@ async def test_a_session_id_is_said_whole_at_80_columns_while_a_write_waits() ->
         assert (
             top_line(app) == " ⭘      " + " " * 10 + "Session 2026-10-26-165 — lesson-credit-12" + " " * 11 + " " * 10
         )
+
+
+class SavingShort(Saving):
+    saving_short: reactive[str] = reactive("")  # as the dashboard's: the writes waiting in fewer words
+
+
+async def test_a_title_too_long_beside_the_writes_in_fewer_words_is_cut_in_its_middle() -> None:
+    """The Lessons title (50 cells) and " · 1 unsaved (^d discards)" (26) are 76 cells, 5 more than the 71: the title
+    is cut in its middle to 45 cells (22 of its start, "…", its last 22) and the writes are said in the fewer words.
+    The old code cut its end beside the long words: "Lessons · policy joint · 6… · waiting to save 1 write ...";
+    a session's id, whose end tells sessions of one day apart, kept its start only."""
+    app = SavingShort()
+    async with app.run_test(size=(80, 5)) as pilot:
+        app.screen.title = "Lessons · policy joint · 6 never used, listed last"
+        app.screen.sub_title = "t80"
+        app.saving_short = "1 unsaved (^d discards)"
+        app.saving = "waiting to save 1 write (ctrl+d discards)"
+        await pilot.pause()
+        cut = "Lessons · policy joint" + "…" + "ever used, listed last"
+        assert top_line(app) == " ⭘      " + cut + " · 1 unsaved (^d discards)" + " "

@@ -36,3 +36,34 @@ async def test_a_uuid_session_id_is_said_whole_at_80_columns_while_a_write_waits
             down.clear()
         await wait_until(pilot, lambda: not app.saving)
         assert UUID in screen_lines(app)[0].text
+
+
+async def test_a_long_session_id_is_cut_in_its_middle_while_a_write_waits(tmp_path: Path) -> None:
+    """An id of 48 characters, two sessions alike in their first 41: "Session " and the id (56) with " · " and
+    "1 unsaved (^d discards)" (26) are 82 cells, 11 more than the 71 between the icon and the last cell, and the
+    old code cut the title's end: "Session 2026-12-06-gptme-autonomous-run-fo…" (the end, which tells the two
+    apart, lost). Now the title is cut in its middle: 71 - 26 = 45 cells, 22 of its start, "…", its last 22."""
+    first = "2026-12-06-gptme-autonomous-run-for-issue-1234-a"
+    second = first[:-1] + "b"
+    sessions = [session(first, None, {"a.md": 0.5}), session(second, None, {"a.md": 0.5})]
+    root = make_workspace(tmp_path, {"a.md": (["tests"], "active")}, sessions)
+    app = LessonCreditApp(Workspace(root, clock=fixed_clock), seed=0, poll_seconds=0)
+    app.retry_seconds = 0.01
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await open_session(pilot, second)
+        down = failing_grades(app)
+        try:
+            burst(pilot, "7", "c")
+            await wait_until(pilot, lambda: app.saving.startswith("waiting to save"))
+            await pilot.pause()
+            title = f"Session {second}"
+            assert len(title) == 56
+            cut = title[:22] + "…" + title[-22:]  # 45 cells
+            assert cut.endswith("-for-issue-1234-b"), cut
+            # the 71 cells filled, the last cell of the 80 left empty
+            assert screen_lines(app)[0].text == " ⭘      " + cut + " · 1 unsaved (^d discards)" + " "
+        finally:
+            down.clear()
+        await wait_until(pilot, lambda: not app.saving)
+        assert second in screen_lines(app)[0].text

@@ -196,11 +196,12 @@ async def test_a_session_keywords_cut_to_the_credits_table_end_in_an_ellipsis(
         assert table.max_scroll_x == 0
 
 
-async def test_a_draft_grade_s_line_at_80x24_ends_in_an_ellipsis_where_it_is_cut(tmp_path: Path) -> None:
+async def test_a_draft_grade_s_line_at_80x24_says_every_source_whole(tmp_path: Path) -> None:
     """The demo's 2026-10-23-158 drafted 0.5: "grade 0.6 (record:judge)  draft  0.5  not saved: c commits,
     esc discards  · heuristic 0.47 · outcome 1.0" is 104 cells, the line 78 (80 less the bar's padding).
-    On the old code it wrapped at a space and showed its first line: it ended in "·", as if nothing came
-    after; now the line's last cell is an ellipsis."""
+    On older code it wrapped at a space and showed its first line: it ended in "·", as if nothing came
+    after; then it ended in an ellipsis ("· h…"). The draft's hint now gives way: " unsaved " (9 cells) leaves
+    the line 76 cells, every source's score whole (" c commits, esc discards " would make it 92)."""
     app = demo_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -209,8 +210,7 @@ async def test_a_draft_grade_s_line_at_80x24_ends_in_an_ellipsis_where_it_is_cut
         await settle(pilot)
         status = detail.query_one("#grade-status")
         line = row_text(app, status.region.y)[status.region.x : status.region.right]
-        # its first 77 cells, then the ellipsis
-        assert line == "grade 0.6 (record:judge)  draft  0.5  not saved: c commits, esc discards  · h…", line
+        assert line.rstrip() == "grade 0.6 (record:judge)  draft  0.5  unsaved  · heuristic 0.47 · outcome 1.0", line
 
 
 async def test_what_if_headers_are_whole_at_80_columns(tmp_path: Path) -> None:

@@ -105,12 +105,23 @@ def as_binding(entry: BindingType) -> Binding:
     return entry if isinstance(entry, Binding) else Binding(*entry)
 
 
-def help_keys(bindings: Iterable[BindingType], show: Callable[[Binding], str]) -> tuple[tuple[str, str], ...]:
-    """(keys, description) per binding with a description; `show` is App.get_key_display."""
+def bound_keys(bindings: Iterable[BindingType]) -> frozenset[str]:
+    """The keys `bindings` take (a screen's: the app's bindings of those keys do not act on it)."""
+    return frozenset(key.strip() for entry in bindings for key in as_binding(entry).key.split(","))
+
+
+def help_keys(
+    bindings: Iterable[BindingType], show: Callable[[Binding], str], taken: frozenset[str] = frozenset()
+) -> tuple[tuple[str, str], ...]:
+    """(keys, description) per binding with a description; `show` is App.get_key_display. A binding whose keys
+    are all in `taken` (the current screen's own, listed under it) is left out, unless it has priority (the
+    app's then acts first): on Lessons, help listed `esc Clear filter` and, under Anywhere, `esc Back`."""
     out = []
     for entry in bindings:
         binding = as_binding(entry)
         if not binding.description:
+            continue
+        if not binding.priority and {key.strip() for key in binding.key.split(",")} <= taken:
             continue
         if binding.key_display:
             keys = binding.key_display
@@ -157,6 +168,9 @@ class HelpText(Static):
         self.update(help_text(self.sections, self.current, event.size.width))
 
 
+CLOSE_KEYS = (("escape", "Close help"),)  # the footer's first entry (the focused body's scroll keys came first)
+
+
 class HelpScreen(ToastsAsBelow, ModalScreen[None]):
     """Keys per screen, the current screen first."""
 
@@ -178,7 +192,8 @@ class HelpScreen(ToastsAsBelow, ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with FootedKeyScroll(id="help-body"):  # a burst of keys ends where they say; the footer names them
             yield HelpText(self.sections, self.current, id="help-text")
-        yield KeyFooter()  # over the screen's below: its keys do nothing here
+        # over the screen's below (its keys do nothing here); what closes the help first, then the scroll keys
+        yield KeyFooter(keys=CLOSE_KEYS)
 
     def on_mount(self) -> None:
         self.app.post_message(ToastHoldersChanged())  # (on the stack: the toasts on show are held, their time kept)

@@ -237,6 +237,8 @@ class SessionDetailScreen(DataScreen):
         if self.base is not None:
             self.ready_for_keys()
         self.query_one("#record-panel", RecordPanel).outside = event.outside
+        if self.has_class("-short") and self.has_class("-narrow"):  # 80x24: the record's first line gets its rows
+            self._show()
         self.query_one("#grade-bar", GradeBar).others = tuple(
             (s.source, s.score) for s in event.outside.sources if not s.in_force and s.score is not None
         )
@@ -317,12 +319,13 @@ class SessionDetailScreen(DataScreen):
         credits = self.credits()
         # 80x24: the table's rows in view, taken from the journal and the record; else as the stylesheet says
         fit = self.has_class("-short") and self.has_class("-narrow")
-        journal, record, most, open_box, open_journal = (
-            short_detail_heights(len(credits)) if fit else (None, None, None, False, False)
+        first = self.query_one("#record-panel", RecordPanel).first_rows(self.size.width - 2)  # (padding, scrollbar)
+        journal, record, most, open_box, open_journal, box = (
+            short_detail_heights(len(credits), first) if fit else (None, None, None, False, False, None)
         )
         if fit or not self.has_class("-narrow"):  # (narrow and taller: as `_fit_side` sets it, not reset)
             self.query_one("#journal").styles.height = journal
-            self.query_one("#credit-box").styles.max_height = None
+            self.query_one("#credit-box").styles.max_height = box
         self.query_one("#record-panel").styles.max_height = record
         table.styles.max_height = most
         self.set_class(open_box, "-open-credit-box").set_class(open_journal, "-open-journal")

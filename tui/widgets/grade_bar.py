@@ -18,6 +18,9 @@ from lesson_credit.tui.widgets.filter_box import LEAVE_BY_TAB, MAX_NOTE, CappedI
 HISTORY_SHOWN = 4
 # enter and escape both leave the note box for the credits, the note kept for the next commit
 NOTE_KEYS = (("enter", "Keep note"), ("escape", "Back"), *LEAVE_BY_TAB)
+# a draft's hint on the compact line, the longest that fits: at 80 columns with three other sources the line
+# ended "· judge 0…" (the footer names c, and esc discards as everywhere a draft is left)
+COMPACT_HINTS = (" not saved: c commits, esc discards ", " c commits, esc discards ", " unsaved ", "")
 HISTORY_SHOWN_COMPACT = 2  # a 24-row terminal: the history's one line starts with the grade in force
 
 
@@ -29,11 +32,13 @@ def grade_status(
     compact: bool = False,
     draft_word: str | None = None,
     unsaved: str | None = None,
+    width: int = 0,
 ) -> Text:
     """`others`: the scores of the reward sources not in force (docs/records.md), shown after the grade.
     `compact` (a 24-row terminal, one line): the draft before the other sources, and no list of keys
     (the footer and `?` have them). `draft_word`: the gptme grading word the draft was typed as. `unsaved`: the
-    session's latest write as typed ("0.4", "undo") while the writes wait to be retried."""
+    session's latest write as typed ("0.4", "undo") while the writes wait to be retried. `width`: the compact line's
+    cells (0: not known), which the draft's hint gives way to (COMPACT_HINTS), so the other sources show whole."""
     shown_draft = None if draft is None else fmt_grade(draft) + (f" {one_line(draft_word)}" if draft_word else "")
     out = Text()
     out.append("grade ", style="bold")
@@ -45,13 +50,18 @@ def grade_status(
     if unsaved is not None:  # committed while the log refuses writes: the grade above is the log's until saved
         out.append(f"  {unsaved} waiting to be saved", style="bold italic")
     if compact:
-        if draft is not None:
-            out.append("  draft ", style="bold")
-            out.append(f" {shown_draft} ", style="bold reverse")
-            out.append(" not saved: c commits, esc discards ", style="italic")
-        for source, score in others:
-            out.append(f" · {source} {fmt_grade(score)}", style="dim")
-        return out
+        hints = COMPACT_HINTS if draft is not None else ("",)
+        for hint in hints:  # the longest hint that leaves the line whole in `width`, else the shortest
+            line = out.copy()
+            if draft is not None:
+                line.append("  draft ", style="bold")
+                line.append(f" {shown_draft} ", style="bold reverse")
+                line.append(hint, style="italic")
+            for source, score in others:
+                line.append(f" · {source} {fmt_grade(score)}", style="dim")
+            if not width or line.cell_len <= width:
+                break
+        return line
     for source, score in others:
         out.append(f" · {source} {fmt_grade(score)}", style="dim")
     if draft is not None:
@@ -153,9 +163,19 @@ class GradeBar(Widget):
         for status in self.query("#grade-status").results(Static):  # none before compose
             status.update(
                 grade_status(
-                    self.committed, self.grader, self.draft, self.others, self.compact, self.draft_word, self.unsaved
+                    self.committed,
+                    self.grader,
+                    self.draft,
+                    self.others,
+                    self.compact,
+                    self.draft_word,
+                    self.unsaved,
+                    self.content_region.width,
                 )
             )
+
+    def on_resize(self) -> None:
+        self._update_status()  # the draft's hint fitted to the width (compact)
 
     def watch_compact(self, compact: bool) -> None:
         self.set_class(compact, "-compact")

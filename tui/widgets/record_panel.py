@@ -86,6 +86,14 @@ class RecordPanel(KeyScroll):
     def compose(self) -> ComposeResult:
         yield Static(id="record-text")
 
+    def first_rows(self, width: int) -> int:
+        """The rows the compact text's first line (the judge's score and reason, else the record's harness to
+        outcome) takes wrapped in `width` cells (its scrollbar's cell out): 1 while there is nothing to show."""
+        if self.outside is None or not self.display:
+            return 1
+        first = outside_text(self.outside, compact=True).split("\n")[0]
+        return max(1, len(first.wrap(self.app.console, max(width, 1))))
+
     def on_mount(self) -> None:
         self.watch_outside(self.outside)
 

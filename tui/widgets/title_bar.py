@@ -15,6 +15,8 @@ from textual.content import Content
 from textual.style import Style
 from textual.widget import Widget
 
+from lesson_credit.core.api import shorten
+
 ICON = "⭘"
 ICON_CELLS = 8  # as Textual's header: the icon, padded by one cell, in 8 cells on the left
 CLOCK_CELLS = 10  # and 10 cells on the right where its clock would be
@@ -61,7 +63,7 @@ class TitleBar(Widget, can_focus=False):
         With something said after the title, a line too long for `room` may take `wide` cells (the clock's space
         too), and the sub-title (the workspace's name) goes before the title is cut, then the writes waiting are
         said in fewer words (the app's `saving_short`): a session's id (a UUID too) stays whole at 80 columns while
-        a write waits."""
+        a write waits, and a longer one is cut in its middle, its end kept (ids often share a date prefix)."""
         screen, app = self.screen, self.app
         title = screen.title if screen.title is not None else app.title
         sub_title = screen.sub_title if screen.sub_title is not None else app.sub_title
@@ -80,8 +82,12 @@ class TitleBar(Widget, can_focus=False):
         # the writes waiting in fewer words (`1 unsaved (^d discards)`) before the title is cut: a UUID's session
         saving_short = getattr(app, "saving_short", "")
         short = " · ".join(extra for extra in (saving_short, getattr(app, "reading", "")) if extra)
-        if saving_short and app.format_title(title, "").cell_length + len(f" · {short}") <= room:
-            return app.format_title(title, "") + Content(f" · {short}").stylize("dim")
+        if saving_short and room - len(f" · {short}") >= TITLE_LEAST:  # the title cut in its middle if need be
+            short_tail = Content(f" · {short}").stylize("dim")
+            plain = app.format_title(title, "")
+            if plain.cell_length <= room - short_tail.cell_length:
+                return plain + short_tail
+            return Content(shorten(plain.plain, room - short_tail.cell_length, "middle")) + short_tail
         if room - tail.cell_length >= TITLE_LEAST:
             return heading.truncate(room - tail.cell_length, ellipsis=True) + tail
         if not getattr(app, "saving", ""):
