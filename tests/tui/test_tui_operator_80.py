@@ -316,3 +316,23 @@ async def test_the_informative_queue_shows_each_session_s_shift_at_every_width(
         shift = first[-1].split()[-1]  # the shift column, or the one-column form's "why next" ending "shift 0.063"
         assert shift.replace(".", "", 1).isdigit(), first
         assert any(shift in line for line in screen_rows(app)), shift
+
+
+async def test_the_oldest_order_shows_no_columns_it_has_no_numbers_for(tmp_path: Path) -> None:
+    """Oldest first, the queue computes no expected grade, spread or shift: its table showed those four columns
+    with a dash in every row. It shows the columns it fills; `o` brings the informative order's back."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        burst(pilot, "I")
+        await settle(pilot)
+        assert isinstance(app.screen, GradingQueueScreen)
+        table = app.screen.query_one("#queue-table", ThemedTable)
+        await wait_until(pilot, lambda: table.row_count > 0)
+        labels = [str(column.label) for column in table.columns.values()]
+        assert labels == ["#", "session", "time", "category", "in force"], labels
+        assert all("—" not in str(cell) for cell in table.get_row_at(0)[3:]), table.get_row_at(0)
+        burst(pilot, "o")
+        await settle(pilot)
+        await wait_until(pilot, lambda: len(table.columns) == 9 and table.row_count > 0)
+        assert [str(column.label) for column in table.columns.values()][5:] == ["expected", "±", "spread", "shift"]

@@ -43,6 +43,7 @@ LEGEND = (
     "shift: how far that grade would move its lessons' means",
 )
 COLUMNS = ("#", "session", "time", "category", "in force", "expected", "±", "spread", "shift")
+OLDEST_COLUMNS = COLUMNS[:5]  # oldest first nothing is expected, spread or shifted: no columns of dashes
 # where the full table does not fit (below 100 columns; at 100 its widest cells may not): why the session is next in
 # one column (expected±sd, spread between sources, shift)
 NARROW_COLUMNS = ("#", "session", "in force", "why next")
@@ -162,13 +163,14 @@ class GradingQueueScreen(DataScreen):
         full, compact = _rows(listed[:ROWS_SHOWN], sessions, queue)
         # the full table's columns, each its widest cell and a cell's padding, the scrollbar and the borders: the
         # one-column form when they do not fit (100 columns: the shift, what the order sorts by, fell off the edge)
+        columns = COLUMNS if info is not None else OLDEST_COLUMNS
         self._full_needs = (
-            sum(max([len(label), *(cells[i].cell_len for cells, _ in full)]) + 2 for i, label in enumerate(COLUMNS)) + 4
+            sum(max([len(label), *(cells[i].cell_len for cells, _ in full)]) + 2 for i, label in enumerate(columns)) + 4
         )
         self._full_shown = self._fits()
         narrow = not self._full_shown
         table.clear(columns=True)
-        for label in NARROW_COLUMNS if narrow else COLUMNS:
+        for label in NARROW_COLUMNS if narrow else columns:
             table.add_column(label, key=label)
         for cells, session_id in compact if narrow else full:
             table.add_row(*cells, key=session_id)
@@ -252,7 +254,7 @@ def _rows(listed: list[tuple[int, str]], sessions: SessionsView, queue: GradingQ
             tail = [Text(n, justify="right") for n in (*numbers, _shift(float(info.score[row])))]
         else:
             why = f"pending since {fmt_time(s.timestamp)}"
-            tail = [Text("—", justify="right") for _ in range(4)]
+            tail = []
         compact.append(([*head, Text(in_force), Text(why)], session_id))
         middle = [Text(fmt_time(s.timestamp)), Text(one_line(s.category, "—")), Text(in_force)]
         full.append(([*head, *middle, *tail], session_id))
