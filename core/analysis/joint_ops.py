@@ -40,6 +40,7 @@ NEIGHBOURS = 16  # lessons in a neighbourhood besides the lesson itself
 CG_TOL = 1e-10  # relative residual of a conjugate-gradient solve
 CG_MAX = 2000
 CROSS_DENSE_MAX = 4096  # columns up to which X'X is kept as a dense array (128 MB at most); beyond, sparse
+SOLVE_CHUNK = 4096  # neighbourhoods solved at once (`Neighbourhoods.inverse_diagonal`)
 SPARSE_BUDGET = 1 << 20  # nonzeros of X'X in one chunk of rows on `_sparse_neighbourhoods`' path
 
 
@@ -333,11 +334,13 @@ class Neighbourhoods:
         m = self.block.shape[1]
         eye = np.eye(m)[None, :, :]
         pen = np.where(valid, penalty[safe], 1.0)  # padding: an identity row, decoupled
-        sub = self.block + eye * pen[:, :, None]
-        rhs = np.zeros((len(sub), m, 1))
-        rhs[:, 0, 0] = 1.0
-        solved = np.linalg.solve(sub, rhs)[:, :, 0]
-        return np.asarray(solved[:, 0], dtype=np.float64)
+        out = np.empty(len(self.index))
+        for lo in range(0, len(out), SOLVE_CHUNK):  # a copy of the blocks a chunk at a time, not of all
+            sub = self.block[lo : lo + SOLVE_CHUNK] + eye * pen[lo : lo + SOLVE_CHUNK, :, None]
+            rhs = np.zeros((len(sub), m, 1))
+            rhs[:, 0, 0] = 1.0
+            out[lo : lo + SOLVE_CHUNK] = np.linalg.solve(sub, rhs)[:, 0, 0]
+        return out
 
     @cached_property
     def blocks(self) -> list[tuple[IntArray, FloatArray]]:
@@ -357,9 +360,8 @@ class Neighbourhoods:
         for items in by_size.values():
             owners = np.array([owner for owner, _, _ in items])
             where = np.array([s for _, _, s in items], dtype=np.int64)
-            sub = np.take_along_axis(self.block[owners], where[:, :, None], axis=1)
             members = np.array([m for _, m, _ in items], dtype=np.int64)
-            out.append((members, np.take_along_axis(sub, where[:, None, :], axis=2)))
+            out.append((members, self.block[owners[:, None, None], where[:, :, None], where[:, None, :]]))
         return out
 
     def preconditioner(self, penalty: FloatArray) -> Callable[[FloatArray], FloatArray]:
