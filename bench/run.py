@@ -15,8 +15,9 @@ cold_load_cached, which reads it), warm (warm_whatif, warm_regrade), salience, s
 dashboard's peak RSS with its joint fit's child: bench/tui_memory.py), filter_typing (a
 5,000-character filter typed key by key: bench/filter_typing.py), analysis (joint_fit and loo_cli:
 see bench/analysis.py), select_joint (select --policy joint against the Beta-posterior select, and
-select_joint_refit: see bench/policy.py), and on a local PostgreSQL store (bench/pg.py) record_pg, read_pg (parse
-+ fold from the database, also with its parsed-log cache) and follow_pg (a commit seen by
+select_joint_refit: see bench/policy.py), distinct_lessons (select and loo on logs naming
+20,000 distinct lessons: bench/distinct_lessons.py), and on a local PostgreSQL store (bench/pg.py)
+record_pg, read_pg (parse + fold from the database, also with its parsed-log cache) and follow_pg (a commit seen by
 another client); bench/pg_write.py: write_pg (1, 4 and 16 agents writing at once against a plain
 INSERT; write_follow_pg: each write between two reads of what is new; record_fleet_pg: 1, 4 and 16
 agents running `record`, a process each, against a process per plain INSERT) and push_pg (store push
@@ -498,6 +499,12 @@ def case_dashboard_memory(sizes: dict[str, Any]) -> list[Result]:
     return case(sizes)
 
 
+def case_distinct_lessons(sizes: dict[str, Any]) -> list[Result]:
+    from bench.distinct_lessons import case_distinct_lessons as cases  # many distinct lessons in a log
+
+    return cases(sizes)
+
+
 def case_analysis(sizes: dict[str, Any]) -> list[Result]:
     from bench.analysis import case_analysis as cases  # joint_fit and loo_cli (bench/analysis.py)
 
@@ -518,6 +525,7 @@ CASES: dict[str, Callable[[dict[str, Any]], list[Result]]] = {
     "analysis": case_analysis,  # joint_fit, loo_cli
     "joint_scale": case_joint_scale,  # joint_scale_<lessons>, claims_<lessons> (bench/joint_scale.py)
     "select_joint": case_policy,  # select_joint, select_joint_refit (bench/policy.py)
+    "distinct_lessons": case_distinct_lessons,  # distinct_select_*, distinct_loo_* (bench/distinct_lessons.py)
     "flat": lambda sizes: _flat_case("case_flat", sizes),  # bench/flat.py: small against big, paired
     "tui_live": lambda sizes: _flat_case("case_tui_live", sizes),
     "tui_live_pg": lambda sizes: _flat_case("case_tui_live_pg", sizes),  # the same on a PostgreSQL store
@@ -537,8 +545,8 @@ CASES: dict[str, Callable[[dict[str, Any]], list[Result]]] = {
 # `--quick`: the in-process cases and one case per row of docs/performance.md's constant-factor table (
 # record and status against gptme-sessions, a first read, the dashboard's memory and first paint, loo),
 # at QUICK sizes with few runs. The other cases (sessions_cli, record_cli, transcript, filter_typing,
-# joint_scale, select_joint, flat, tui_live_pg, select_30k, import_gptme, and the database cases, each of
-# which starts a PostgreSQL server of its own) run at full sizes, and once each on tiny data with
+# joint_scale, select_joint, distinct_lessons, flat, tui_live_pg, select_30k, import_gptme, and the database
+# cases, each of which starts a PostgreSQL server of its own) run at full sizes, and once each on tiny data with
 # --smoke; `--quick --only NAME` runs any case at quick sizes.
 QUICK_CASES = [
     "cold_load",

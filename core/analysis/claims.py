@@ -43,7 +43,7 @@ import numpy as np
 import numpy.typing as npt
 
 from lesson_credit.core.analysis.joint import DENSE_MAX, TAU_MIN, Design, block_codes
-from lesson_credit.core.analysis.joint_ops import Centred, centred, neighbourhoods
+from lesson_credit.core.analysis.joint_ops import CROSS_DENSE_MAX, Centred, centred, neighbourhoods
 from lesson_credit.core.analysis.joint_solve import solve_operator
 from lesson_credit.core.analysis.robust import RobustFit, fit_robust
 from lesson_credit.core.analysis.stats import FLAG_FDR as FLAG_FDR  # effects.py names it here
@@ -167,13 +167,12 @@ def find_groups(co_occurrence: Any, n_with: IntArray) -> list[tuple[int, ...]]:
 def injection_design(design: Design) -> tuple[Centred, FloatArray, list[tuple[int, ...]], IntArray, Any]:
     """The injection design's operator (one column per lesson or group), the centred rewards, the
     columns' arms, each arm's column (-1 when never injected in a graded session) and the columns'
-    X'X when it is the arms' co-occurrence (no groups), else None."""
+    X'X when it is the arms' co-occurrence (no groups, up to CROSS_DENSE_MAX columns), else None."""
     from scipy import sparse
 
     rows, arms = design.entry_row, design.entry_arm
     n_with = np.bincount(arms, minlength=design.n_arms)
-    co = design.co_occurrence
-    groups = find_groups(co, n_with)
+    groups = find_groups(design.repeated_co_occurrence, n_with)  # a lesson seen once is in no group
     grouped = {arm for group in groups for arm in group}
     columns = [(int(a),) for a in np.flatnonzero(n_with > 0) if int(a) not in grouped] + groups
     column_of = np.full(design.n_arms, -1, dtype=np.int64)
@@ -187,10 +186,12 @@ def injection_design(design: Design) -> tuple[Centred, FloatArray, list[tuple[in
     if groups:
         x = sparse.csr_matrix((share[arms], (rows, column_of[arms])), shape=(design.n, len(columns)))
         x.sum_duplicates()
+    elif len(active) > CROSS_DENSE_MAX:  # X'X is read a block of rows at a time from X (`neighbourhoods`)
+        x = design.injected if len(active) == design.n_arms else design.injected[:, active]
     elif len(active) == design.n_arms:
-        x, gram = design.injected, co
+        x, gram = design.injected, design.co_occurrence
     else:
-        x, gram = design.injected[:, active], co[active][:, active]
+        x, gram = design.injected[:, active], design.co_occurrence[active][:, active]
     op = centred(x, z, group, gram)
     return op, op.center(design.reward), columns, column_of, gram
 

@@ -373,7 +373,7 @@ def _inseparable(design: Design, n_with: FloatArray) -> dict[int, list[int]]:
     cannot confound the comparison; it is flagged itself: no control)."""
     if not len(design.entry_arm):
         return {}
-    co = design.co_occurrence.tocoo()
+    co = design.repeated_co_occurrence.tocoo()  # n >= 2 below: a lesson seen once is no one's partner
     row, col = co.row.astype(np.int64), co.col.astype(np.int64)
     n = n_with[row]
     hit = (co.data == n) & (row != col) & (n >= 2) & (n_with[col] < design.n)

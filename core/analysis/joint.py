@@ -34,7 +34,9 @@ lambda tr((A + lambda)^-1) (MacKay's fixed point, which the grid's optimum satis
 and the variances come from each lesson's neighbourhood (a lower bound of the exact ones, within 1% in median on the
 bench's libraries). Both read the data only through its sufficient statistics X'X, Z'X, X'y~, y~'y~ (with Z'Z, Z'y and
 per lesson its injections and their weight: `Sums`); `fit_log` sums them from the fold's columns `SESSION_BLOCK`
-graded sessions at a time, so a log's fit holds O(lessons^2 + block), never an array per injection. The prior sd tau =
+graded sessions at a time, so a log's fit holds O(lessons^2 + block), never an array per injection (beyond
+`CROSS_DENSE_MAX` lessons X itself, one number per injection: X'X would hold a session's lessons pairwise, a
+million numbers for a session of a thousand; `joint_ops` reads it a block of rows at a time). The prior sd tau =
 sigma / sqrt(lambda) is kept at or above `TAU_MIN` (when the data say "no lesson has any effect" the posterior would
 otherwise shrink every interval to a point).
 
@@ -140,6 +142,21 @@ class Design:
     def co_occurrence(self) -> Any:
         """arms x arms CSR: graded sessions with both lessons (the indicator's X'X), formed once."""
         return (self.injected.T @ self.injected).tocsr()
+
+    @cached_property
+    def repeated_co_occurrence(self) -> Any:
+        """`co_occurrence` between the arms injected in two graded sessions or more (the others' rows and
+        columns empty): what groups and inseparable lessons are read from (a lesson in one session is
+        neither), without the pairs of lessons seen once (a session of a thousand new lessons: a million)."""
+        from scipy import sparse
+
+        repeated = np.flatnonzero(np.bincount(self.entry_arm, minlength=self.n_arms) >= 2)
+        if len(repeated) == self.n_arms:
+            return self.co_occurrence
+        part = self.injected[:, repeated]
+        co = (part.T @ part).tocoo()
+        shape = (self.n_arms, self.n_arms)
+        return sparse.csr_matrix((co.data, (repeated[co.row], repeated[co.col])), shape=shape)
 
     def indicators(self) -> tuple[Any, IntArray]:
         """Z (categories, time blocks, agents) and each session's baseline group (`joint_ops.indicators`)."""
@@ -352,7 +369,8 @@ def fit_log(
     """`fit_joint(build_design(data, categories, floor, agents))` without the design: the sums the fit
     needs are read from the fold's columns `block` (default `SESSION_BLOCK`) graded sessions at a time,
     so its memory is O(lessons^2 + block), not O(injections) (a million sessions of ten lessons: 10
-    million injections). The same numbers as `fit_joint`'s, which sums its design in the same blocks."""
+    million injections), up to `CROSS_DENSE_MAX` lessons (beyond, O(injections): `sums`). The same
+    numbers as `fit_joint`'s, which sums its design in the same blocks."""
     sessions = graded_sessions(data, categories, agents)
     return fit_sums(
         sums(sessions, log_entries(data, sessions, floor), SESSION_BLOCK if block is None else block),
@@ -366,10 +384,11 @@ def fit_log(
 @dataclass(frozen=True)
 class Sums:
     """The sufficient statistics of the model over every arm, y~ the rewards after their baselines
-    (y - Z (Z'Z)^+ Z'y): X'X (`cross`: dense up to `CROSS_DENSE_MAX` arms, else scipy.sparse CSR),
-    Z'X, X'y~, injections and their total weight per arm, (Z'Z)^+ and its rank, Z'y, y~'y~ and y'y."""
+    (y - Z (Z'Z)^+ Z'y): X'X (`cross`: a dense array, up to `CROSS_DENSE_MAX` arms),
+    Z'X, X'y~, injections and their total weight per arm, (Z'Z)^+ and its rank, Z'y, y~'y~ and y'y; `x`: X
+    itself (n x arms CSR) in place of X'X (`cross` None) beyond `CROSS_DENSE_MAX` arms (`sums`)."""
 
-    cross: Any
+    cross: FloatArray | None
     zx: FloatArray
     xy: FloatArray
     count: IntArray
@@ -379,12 +398,15 @@ class Sums:
     zy: FloatArray
     yy: float
     y2: float
+    x: Any = None
 
 
 def sums(sessions: Design, entries: Callable[[int, int], Entries], block: int) -> Sums:
     """`Sums` of graded sessions (`sessions`: a design's per-session part) whose injections `entries(lo,
     hi)` gives for positions lo..hi-1 (as position - lo, arm, weight), `block` sessions at a time: a
-    first pass over the sessions for the baselines (Z'Z, Z'y), a second adds each block's products."""
+    first pass over the sessions for the baselines (Z'Z, Z'y), a second adds each block's products.
+    Beyond `CROSS_DENSE_MAX` arms X itself is kept instead of X'X: X'X holds each session's lessons pairwise
+    (a million nonzeros for one session of a thousand lessons), X one number per injection."""
     from scipy import sparse
 
     n, n_arms, n_blocks = sessions.n, sessions.n_arms, sessions.n_blocks
@@ -409,27 +431,36 @@ def sums(sessions: Design, entries: Callable[[int, int], Entries], block: int) -
     ginv, rank = baseline_inverse(ztz)
     fitted = ginv @ zy
     dense = n_arms <= CROSS_DENSE_MAX
-    cross: Any = np.zeros((n_arms, n_arms)) if dense else sparse.csr_matrix((n_arms, n_arms))
+    cross = np.zeros((n_arms, n_arms) if dense else (0, 0))
     zx, xy, weight, yy = np.zeros((k, n_arms)), np.zeros(n_arms), np.zeros(n_arms), 0.0
     count = np.zeros(n_arms, dtype=np.int64)
+    kept: list[Any] = []  # the blocks' X (beyond CROSS_DENSE_MAX arms)
     for lo, hi in spans:
         z = z_of(lo, hi)
         y = sessions.reward[lo:hi] - z @ fitted
         yy += float(y @ y)
         row, arm, w = entries(lo, hi)
         x = sparse.csr_matrix((w, (row, arm)), shape=(hi - lo, n_arms))
-        product = (x.T @ x).tocsr()
         if dense:
-            product.sum_duplicates()
-            coo = product.tocoo()
-            cross[coo.row, coo.col] += coo.data
+            _add_cross(cross, x)
         else:
-            cross = cross + product
+            kept.append(x)
         zx += (z.T @ x).toarray()
         xy += x.T @ y
         count += np.bincount(arm, minlength=n_arms)
         weight += np.bincount(arm, weights=w, minlength=n_arms)
-    return Sums(cross, zx, xy, count, weight, ginv, rank, zy, yy, y2)
+    if dense:
+        return Sums(cross, zx, xy, count, weight, ginv, rank, zy, yy, y2)
+    x = sparse.vstack(kept, format="csr") if kept else sparse.csr_matrix((0, n_arms))
+    return Sums(None, zx, xy, count, weight, ginv, rank, zy, yy, y2, x)
+
+
+def _add_cross(cross: FloatArray, x: Any) -> None:
+    """Add a block's X'X to `cross` (a dense array)."""
+    product = (x.T @ x).tocsr()
+    product.sum_duplicates()
+    coo = product.tocoo()
+    cross[coo.row, coo.col] += coo.data
 
 
 def fit_sums(
@@ -463,12 +494,12 @@ def fit_sums(
     if dof < 1:
         return no_fit
     all_arms = len(active) == n_arms
-    if isinstance(st.cross, np.ndarray):
-        cross = st.cross if all_arms else st.cross[np.ix_(active, active)]
-    else:
-        cross = st.cross if all_arms else st.cross[active][:, active]
+    x, cross = st.x, st.cross
+    if not all_arms:
+        x = None if x is None else x[:, active]
+        cross = None if cross is None else cross[np.ix_(active, active)]
     zx = st.zx[:, active]
-    op = Gram(cross, zx, st.ginv, st.ginv @ zx, st.rank)
+    op = Gram(cross, zx, st.ginv, st.ginv @ zx, st.rank, x)
     # no variation left after the baselines: no signal
     b = st.xy[active] if st.yy > 1e-12 * max(st.y2, 1e-300) else np.zeros(len(active))
     dense = solver == "dense" or (solver == "auto" and len(active) <= DENSE_MAX)

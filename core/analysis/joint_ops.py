@@ -40,6 +40,8 @@ NEIGHBOURS = 16  # lessons in a neighbourhood besides the lesson itself
 CG_TOL = 1e-10  # relative residual of a conjugate-gradient solve
 CG_MAX = 2000
 CROSS_DENSE_MAX = 4096  # columns up to which X'X is kept as a dense array (128 MB at most); beyond, sparse
+SOLVE_CHUNK = 4096  # neighbourhoods solved at once (`Neighbourhoods.inverse_diagonal`)
+SPARSE_BUDGET = 1 << 20  # nonzeros of X'X in one chunk of rows on `_sparse_neighbourhoods`' path
 
 
 @dataclass(frozen=True)
@@ -112,14 +114,29 @@ class Centred:
         return cross.toarray() if self.p <= CROSS_DENSE_MAX else cross
 
     def gram_apply(self, v: FloatArray) -> FloatArray:
-        """A v = X'X v - (Z'X)' (P v)."""
-        result: FloatArray = np.asarray(self._cross @ v) - self.zx.T @ (self.means @ v)
+        """A v = X'X v - (Z'X)' (P v); beyond `CROSS_DENSE_MAX` columns X'(X v): two passes over the
+        injections, where X'X may hold up to a thousand times more nonzeros (a session's lessons pairwise)."""
+        product = self.xt @ (self.x @ v) if self.p > CROSS_DENSE_MAX else self._cross @ v
+        result: FloatArray = np.asarray(product) - self.zx.T @ (self.means @ v)
         return result
+
+    def cross_rows(self, lo: int, hi: int) -> Any:
+        """Rows lo..hi-1 of X'X (scipy.sparse CSR), without forming the rest."""
+        if self.known_cross is not None:
+            return self.known_cross.tocsr()[lo:hi]
+        return (self.xt[lo:hi] @ self.x).tocsr()
+
+    def row_sizes(self) -> IntArray:
+        """An upper bound of each row's nonzeros in X'X: the lessons of its sessions, with repeats."""
+        return _row_sizes(self.x)
+
+    def cross_diagonal(self) -> FloatArray:
+        """X'X_jj = sum_i x_ij^2."""
+        return np.asarray(self.x.multiply(self.x).sum(axis=0), dtype=np.float64).ravel()
 
     def gram_diag(self) -> FloatArray:
         """A_jj = sum_i x~_ij^2."""
-        squares = np.asarray(self.x.multiply(self.x).sum(axis=0)).ravel()
-        result: FloatArray = squares - (self.zx * self.means).sum(axis=0)
+        result: FloatArray = self.cross_diagonal() - (self.zx * self.means).sum(axis=0)
         return np.maximum(result, 0.0)
 
     def gram_dense(self) -> FloatArray:
@@ -155,27 +172,55 @@ class Gram:
     ginv: FloatArray
     means: FloatArray
     rank: int
+    x: Any = None  # X itself (n x p CSR) in place of `cross` (None then) when the sums kept the injections
 
     @property
     def p(self) -> int:
         return int(self.zx.shape[1])
 
+    @cached_property
+    def _xt(self) -> Any:
+        return self.x.T.tocsr()
+
     def gram_apply(self, v: FloatArray) -> FloatArray:
-        """A v = X'X v - (Z'X)' (P v)."""
-        result: FloatArray = np.asarray(self.cross @ v) - self.zx.T @ (self.means @ v)
+        """A v = X'X v - (Z'X)' (P v) (X'(X v) when X is kept)."""
+        product = self._xt @ (self.x @ v) if self.x is not None else self.cross @ v
+        result: FloatArray = np.asarray(product) - self.zx.T @ (self.means @ v)
         return result
 
+    def cross_diagonal(self) -> FloatArray:
+        squares = self.x.multiply(self.x).sum(axis=0) if self.x is not None else self.cross.diagonal()
+        return np.asarray(squares, dtype=np.float64).ravel()
+
     def gram_diag(self) -> FloatArray:
-        result: FloatArray = np.asarray(self.cross.diagonal()) - (self.zx * self.means).sum(axis=0)
+        result: FloatArray = self.cross_diagonal() - (self.zx * self.means).sum(axis=0)
         return np.maximum(result, 0.0)
 
     def gram_dense(self) -> FloatArray:
-        cross = self.cross if isinstance(self.cross, np.ndarray) else self.cross.toarray()
+        cross = self.cross_products()
+        cross = cross if isinstance(cross, np.ndarray) else cross.toarray()
         a: FloatArray = cross - self.zx.T @ self.means
         return (a + a.T) / 2.0
 
     def cross_products(self) -> Any:
-        return self.cross
+        return (self._xt @ self.x).tocsr() if self.x is not None else self.cross
+
+    def cross_rows(self, lo: int, hi: int) -> Any:
+        """Rows lo..hi-1 of X'X (scipy.sparse CSR)."""
+        return (self._xt[lo:hi] @ self.x).tocsr() if self.x is not None else self.cross.tocsr()[lo:hi]
+
+    def row_sizes(self) -> IntArray:
+        """An upper bound of each row's nonzeros in X'X."""
+        if self.x is not None:
+            return _row_sizes(self.x)
+        sizes: IntArray = np.diff(self.cross.tocsr().indptr).astype(np.int64)
+        return sizes
+
+
+def _row_sizes(x: Any) -> IntArray:
+    """Per column of X (n x p CSR): the sum of the sizes of the rows it is in, a bound of its nonzeros in X'X."""
+    per_row = np.diff(x.indptr)
+    return np.bincount(x.indices, weights=np.repeat(per_row, per_row), minlength=x.shape[1]).astype(np.int64)
 
 
 def baseline_inverse(ztz: FloatArray) -> tuple[FloatArray, int]:
@@ -289,11 +334,13 @@ class Neighbourhoods:
         m = self.block.shape[1]
         eye = np.eye(m)[None, :, :]
         pen = np.where(valid, penalty[safe], 1.0)  # padding: an identity row, decoupled
-        sub = self.block + eye * pen[:, :, None]
-        rhs = np.zeros((len(sub), m, 1))
-        rhs[:, 0, 0] = 1.0
-        solved = np.linalg.solve(sub, rhs)[:, :, 0]
-        return np.asarray(solved[:, 0], dtype=np.float64)
+        out = np.empty(len(self.index))
+        for lo in range(0, len(out), SOLVE_CHUNK):  # a copy of the blocks a chunk at a time, not of all
+            sub = self.block[lo : lo + SOLVE_CHUNK] + eye * pen[lo : lo + SOLVE_CHUNK, :, None]
+            rhs = np.zeros((len(sub), m, 1))
+            rhs[:, 0, 0] = 1.0
+            out[lo : lo + SOLVE_CHUNK] = np.linalg.solve(sub, rhs)[:, 0, 0]
+        return out
 
     @cached_property
     def blocks(self) -> list[tuple[IntArray, FloatArray]]:
@@ -313,9 +360,8 @@ class Neighbourhoods:
         for items in by_size.values():
             owners = np.array([owner for owner, _, _ in items])
             where = np.array([s for _, _, s in items], dtype=np.int64)
-            sub = np.take_along_axis(self.block[owners], where[:, :, None], axis=1)
             members = np.array([m for _, m, _ in items], dtype=np.int64)
-            out.append((members, np.take_along_axis(sub, where[:, None, :], axis=2)))
+            out.append((members, self.block[owners[:, None, None], where[:, :, None], where[:, None, :]]))
         return out
 
     def preconditioner(self, penalty: FloatArray) -> Callable[[FloatArray], FloatArray]:
@@ -339,7 +385,10 @@ def neighbourhoods(op: Centred | Gram, size: int = NEIGHBOURS, chunk: int = 512,
     """The `size` columns most correlated with each column (|A_jk| / sqrt(A_jj A_kk)) and the centred
     Gram matrix on each neighbourhood, from X'X in dense blocks of `chunk` rows of A (never the whole
     p x p array when X'X is sparse): one pass picks the neighbours, a second gathers the blocks.
-    `gram`: X'X when the caller has it (scipy.sparse, or a dense array)."""
+    `gram`: X'X when the caller has it (scipy.sparse, or a dense array). Beyond `CROSS_DENSE_MAX` columns
+    the candidates are each column's nonzeros of X'X only (`_sparse_neighbourhoods`)."""
+    if op.p > CROSS_DENSE_MAX:
+        return _sparse_neighbourhoods(op, size, gram)
     s = op.cross_products() if gram is None else gram
     if isinstance(s, np.ndarray):
         s32: Any = s.astype(np.float32)
@@ -395,3 +444,84 @@ def neighbourhoods(op: Centred | Gram, size: int = NEIGHBOURS, chunk: int = 512,
             block = rows(s, lo, hi) - op.zx[:, lo:hi].T @ op.means  # rows lo..hi-1 of A = X'X - (Z'X)' P
             flat[these] = block[a_idx[these] - lo, b_idx[these]]
     return Neighbourhoods(index, flat.reshape(p, m, m))
+
+
+def _sparse_neighbourhoods(op: Centred | Gram, size: int, gram: Any) -> Neighbourhoods:
+    """`neighbourhoods` of a big library: each column's candidates are its nonzeros of X'X (the columns
+    injected in a session with it), read in chunks of rows of at most `SPARSE_BUDGET` nonzeros, so time and
+    memory grow with X'X's nonzeros, not with p^2. A column correlated with another only through their
+    baselines (the two in sessions of one category, never in one session) is no candidate: such a
+    correlation is of the order of 1 / the category's sessions. Ties: the lower column."""
+    from scipy import sparse
+
+    if gram is not None:
+        g = sparse.csr_matrix(gram)
+        rows_of: Callable[[int, int], Any] = lambda lo, hi: g[lo:hi]  # noqa: E731
+        sizes, cross_diag = np.diff(g.indptr), np.asarray(g.diagonal(), dtype=np.float64)
+    else:
+        rows_of, sizes, cross_diag = op.cross_rows, op.row_sizes(), op.cross_diagonal()
+    p = op.p
+    size = min(size, p - 1)
+    m = size + 1
+    index = np.full((p, m), -1, dtype=np.int64)
+    index[:, 0] = np.arange(p)
+    diag = op.gram_diag()
+    flat_column = diag <= 1e-9 * cross_diag  # zero once centred: correlated with nothing (see `neighbourhoods`)
+    inv_root = np.where(flat_column, 0.0, 1.0 / np.sqrt(np.where(flat_column, 1.0, diag)))
+    zx_r, means_r = op.zx * inv_root[None, :], op.means * inv_root[None, :]
+    for lo, hi in _spans(sizes) if size > 0 else []:
+        chunk = rows_of(lo, hi)
+        chunk.sum_duplicates()  # and sorted: a column's entry in a row is found by bisection
+        counts = np.diff(chunk.indptr)
+        r, c = np.repeat(np.arange(lo, hi), counts), chunk.indices.astype(np.int64)
+        corr = np.abs(chunk.data * inv_root[r] * inv_root[c] - _pair_dots(zx_r, means_r, r, c, lo, hi))
+        corr[c == r] = -1.0
+        order = np.lexsort((-corr, r))  # by row (as they are), then the strongest first
+        rank = np.arange(len(r)) - np.repeat(chunk.indptr[:-1], counts)
+        keep = (rank < size) & (corr[order] > 1e-6)
+        index[r[keep], 1 + rank[keep]] = c[order][keep]
+    # the blocks: A_ab = X'X_ab - (Z'X)_a' P_b for a, b in a neighbourhood, read by chunk of rows a
+    valid = index >= 0
+    members = np.flatnonzero(valid.ravel())  # j * m + slot
+    by_row = np.argsort(index.ravel()[members], kind="stable")
+    members, rows = members[by_row], index.ravel()[members[by_row]]
+    flat = np.zeros((p, m, m))
+    pairs = np.bincount(rows, minlength=p) * m  # the entries of A each row a gives the blocks
+    for lo, hi in _spans(np.maximum(sizes, pairs)):
+        these = members[np.searchsorted(rows, lo) : np.searchsorted(rows, hi)]
+        if len(these):
+            j, slot = these // m, these % m
+            a, b = np.repeat(index[j, slot], m), index[j].ravel()
+            b_safe = np.where(b >= 0, b, 0)
+            chunk = rows_of(lo, hi)
+            chunk.sum_duplicates()
+            values = np.asarray(chunk[a - lo, b_safe]).ravel() - _pair_dots(op.zx, op.means, a, b_safe, lo, hi)
+            flat[j, slot, :] = np.where(b >= 0, values, 0.0).reshape(len(these), m)
+    return Neighbourhoods(index, flat)
+
+
+def _spans(sizes: IntArray) -> list[tuple[int, int]]:
+    """Consecutive rows lo..hi-1 whose `sizes` sum to at most `SPARSE_BUDGET` (one row at least)."""
+    ends = np.cumsum(np.maximum(sizes, 1))
+    spans, lo = [], 0
+    while lo < len(sizes):
+        hi = max(int(np.searchsorted(ends, (ends[lo - 1] if lo else 0) + SPARSE_BUDGET, side="right")), lo + 1)
+        spans.append((lo, hi))
+        lo = hi
+    return spans
+
+
+def _pair_dots(left: FloatArray, right: FloatArray, a: IntArray, b: IntArray, lo: int, hi: int) -> FloatArray:
+    """left[:, a] . right[:, b] for each pair (a, b), every a in lo..hi-1: from the dense product of those
+    columns when it has at most 4 times as many entries as there are pairs (sessions' lessons with each
+    other), else one row of the k at a time."""
+    columns = np.flatnonzero(np.bincount(b, minlength=right.shape[1]))
+    if (hi - lo) * len(columns) <= 4 * len(a):
+        where = np.zeros(right.shape[1], dtype=np.int64)
+        where[columns] = np.arange(len(columns))
+        dense: FloatArray = (left[:, lo:hi].T @ right[:, columns])[a - lo, where[b]]
+        return dense
+    out = np.zeros(len(a))
+    for k in range(left.shape[0]):
+        out += left[k, a] * right[k, b]
+    return out

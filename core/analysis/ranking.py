@@ -29,8 +29,9 @@ BoolArray = npt.NDArray[np.bool_]
 # the ranking `effects_by_lesson` computes, as `.cache/effects.msgpack` keeps it (with the log's key):
 # 2: a lesson identified only by time ranked at the prior's 0; 3: 3 time blocks at 50-70 graded sessions (were 2);
 # 4: a lesson grouped with one identified only by time ranked at 0 too; 5: a lesson constant within every baseline
-# group is no one's neighbour (beyond 600 lessons: the others' sds)
-EFFECTS_VERSION = 5
+# group is no one's neighbour (beyond 600 lessons: the others' sds); 6: beyond 4,096 lessons, a lesson's
+# neighbours are among those injected in a session with it only (their sds)
+EFFECTS_VERSION = 6
 
 
 def timed_arms(design: Design) -> BoolArray:

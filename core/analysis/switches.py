@@ -168,17 +168,19 @@ def with_groups(
     n_with: npt.NDArray[np.float64] | None = None
     while frontier.any():
         cols = np.flatnonzero(frontier)
-        co, counted = np.zeros((n_arms, len(cols))), np.zeros(n_arms)
+        co, counted = sparse.csr_matrix((n_arms, len(cols))), np.zeros(n_arms)  # sparse: arms x timed ones
         for row, arm in entries():
             if not len(row):
                 continue
             x = sparse.csr_matrix((np.ones(len(row)), (row, arm)), shape=(int(row.max()) + 1, n_arms))
             x.data[:] = 1.0  # a session counts once per arm
-            co += (x.T @ x[:, cols]).toarray()
+            co = co + (x.T @ x[:, cols]).tocsr()
             counted += np.asarray(x.sum(axis=0), dtype=np.float64).ravel()
         n_with = counted if n_with is None else n_with
-        mine, theirs = n_with[:, None], n_with[cols][None, :]
-        linked = (co >= GROUP_SHARE * np.maximum(mine, theirs)) & (np.minimum(mine, theirs) >= 2)
-        frontier = linked.any(axis=1) & ~out
+        pairs = co.tocoo()  # never together: no link
+        mine, theirs = n_with[pairs.row], n_with[cols][pairs.col]
+        linked = (pairs.data >= GROUP_SHARE * np.maximum(mine, theirs)) & (np.minimum(mine, theirs) >= 2)
+        frontier = np.bincount(pairs.row[linked], minlength=n_arms) > 0
+        frontier &= ~out
         out |= frontier
     return out

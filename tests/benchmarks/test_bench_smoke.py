@@ -52,5 +52,6 @@ def test_every_benchmark_case_runs(tmp_path: Path, half: str) -> None:
 def _produced(group: str, ran: set[str]) -> bool:
     prefixes = {"cold_load": ("cold_load",), "warm": ("warm_",), "analysis": ("joint_fit", "loo_cli"),
                 "tui_start": ("tui_first_paint",), "tui": ("tui_open",), "scale_status": ("scale_status",),
-                "scale_regrade": ("scale_regrade", "scale_grade"), "tui_live_pg": ("tui_live_commit_pg",)}  # fmt: skip
+                "scale_regrade": ("scale_regrade", "scale_grade"), "tui_live_pg": ("tui_live_commit_pg",),
+                "distinct_lessons": ("distinct_",)}  # fmt: skip
     return any(r.startswith(p) for r in ran for p in prefixes.get(group, (group,)))
