@@ -339,7 +339,7 @@ class StateFile(Analysis):
         created, written = state.get("created"), self._written(state)
         if not isinstance(created, str) or written is None:
             return None
-        changed = foreign.increments(state, written.arms)
+        changed = foreign.increments(state, written.arms, pruned=True)  # (the own file)
         counts = foreign.file_counts(state, changed)
         return FileNumbers(str(self.state_path), created, counts, interop.file_sessions(state))
 
@@ -371,7 +371,8 @@ class StateFile(Analysis):
             raise interop.InteropError(f"no copy of the file lesson-credit wrote that it grew from{named}{why}")
         mapper = interop.ArmMapper((lesson.id for lesson in self.library().lessons), self.library().roots)
         by_id: dict[str, foreign.Counts] = {}
-        for key, (a, b, n, r) in foreign.increments(state, found.arms).items():  # two keys of one lesson: both
+        pruned = written is None  # (the own file: an arm gptme's prune dropped loses nothing)
+        for key, (a, b, n, r) in foreign.increments(state, found.arms, pruned).items():  # two keys of a lesson: both
             was = by_id.get(lesson_id := mapper.map(key)[0], (0.0, 0.0, 0, 0))
             by_id[lesson_id] = (was[0] + a, was[1] + b, was[2] + n, was[3] + r)
         return by_id, foreign.sessions_added(state, found)
