@@ -469,7 +469,9 @@ class StateFile(Analysis):
             if isinstance(key, str) and key not in ours:  # (never another arm's key)
                 named.setdefault(mapper.map(key)[0], []).append(key)
         return tuple(
-            found[0] if len(found := named.get(arm, [])) == 1 and key not in arms else key
+            found[0]
+            if len(found := named.get(arm, [])) == 1 and (key not in arms or _asked_by(arms, found[0], key))
+            else key
             for arm, key in zip(arm_ids, keys, strict=True)
         )
 
@@ -493,6 +495,19 @@ class StateFile(Analysis):
         """The event store as `bandit-state.json` names it (interop.SOURCE_KEY): None for the
         workspace's file, `database <store id>` for a database."""
         return self.log.identity()
+
+
+def _asked_by(arms: dict[str, Any], other: str, ours: str) -> bool:
+    """Whether gptme's bandit looks a lesson up by the key `other`, not by our key `ours` that also names it in the
+    file's `arms`: it stamped `other` (its update stamps an arm with its clock's isoformat, `+00:00`: it made that
+    arm, not finding ours) and left `ours` as a write of ours stamps it (never so)."""
+
+    def by_gptme(key: str) -> bool:
+        entry = arms.get(key)
+        stamp = entry.get("last_updated") if isinstance(entry, dict) else None
+        return isinstance(stamp, str) and stamp.endswith("+00:00")
+
+    return by_gptme(other) and not by_gptme(ours)
 
 
 def _copy_time(name: str) -> dt.datetime:
