@@ -103,8 +103,8 @@ class Part(Struct):
             raise ValueError("a part's sections are not this version's")
         if min(part.rows, part.entries, part.grades, part.selections, *part.maps.values(), 0) < 0:
             raise ValueError("a negative count")
-        counts = [count for _, count in part.categories or ()]
-        if part.categories is not None and (min(counts, default=0) < 1 or sum(counts) != part.rows):
+        counts = [count for _, count in part.categories or ()]  # (a block of no session counts none)
+        if part.categories is not None and (min(counts, default=1) < 1 or sum(counts) != part.rows):
             raise ValueError("a part's categories do not count its sessions")
         return part
 

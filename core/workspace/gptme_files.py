@@ -28,6 +28,7 @@ from lesson_credit.core.log.events import FileNumbers, encode
 from lesson_credit.core.log.store import lock_file
 from lesson_credit.core.workspace.base import LOG_FILE
 from lesson_credit.core.workspace.earlier_copies import EarlierCopies, other_names
+from lesson_credit.core.workspace.late_evidence import COPY_TIME
 
 EXPORTED = "was exported from this log"  # how an import names the file it takes increments from
 OWN_COPY = "is a copy of a bandit-state.json this workspace wrote"
@@ -362,6 +363,7 @@ class GptmeFiles(EarlierCopies):
         if self.agrees(existing, self.state_keys(existing)):
             return
         if self._reader.index.priors and self._imported_already(report):
+            self._refuse_relay(target, existing)
             return
         if (held := self._log_session_in(existing, report)) is not None:
             self._refuse_earlier_copy_updates(target, existing, report, held)
@@ -372,6 +374,26 @@ class GptmeFiles(EarlierCopies):
             f"{target}` logs it first, else the export replaces it and it is lost (or delete the file to replace "
             "it without it); nothing written"
         )
+
+    def _refuse_relay(self, target: Path, existing: dict[str, Any]) -> None:
+        """An export onto a file another lesson-credit workspace's log wrote (its `created` is of the form
+        every write of ours gives, to the microsecond; no export of this log wrote it) whose arms this log imported
+        as a prior is refused (one line, nothing written): it would write that prior back into the file, the other
+        log's own sessions in it, under a `created` the other log never wrote, and that log's next `import-gptme`
+        would take it for another bandit's file and count its own sessions a second time."""
+        created = existing.get("created")
+        if not isinstance(created, str) or not COPY_TIME.fullmatch(created):
+            return
+        index = self._reader.index
+        if any(was == created for was, _ in index.exports.files):  # (an export of this log: known again by it)
+            return
+        if any(was == created for _, was in index.prior_counts.files.values()):
+            raise WorkspaceError(
+                f"{target} was written by another lesson-credit workspace (created {created}), whose evidence this "
+                "log holds as an import: an export onto it would hand that workspace its own sessions back, "
+                "counted twice at its next import-gptme; nothing written (export to a file of this workspace's, "
+                "or delete the file to replace it)"
+            )
 
     def _refuse_earlier_copy_updates(
         self, target: Path, existing: dict[str, Any], report: ImportReport, held: str

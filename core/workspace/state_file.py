@@ -339,7 +339,7 @@ class StateFile(Analysis):
         created, written = state.get("created"), self._written(state)
         if not isinstance(created, str) or written is None:
             return None
-        changed = foreign.increments(state, written.arms)
+        changed = foreign.increments(state, written.arms, pruned=True)  # (the own file)
         counts = foreign.file_counts(state, changed)
         return FileNumbers(str(self.state_path), created, counts, interop.file_sessions(state))
 
@@ -371,7 +371,8 @@ class StateFile(Analysis):
             raise interop.InteropError(f"no copy of the file lesson-credit wrote that it grew from{named}{why}")
         mapper = interop.ArmMapper((lesson.id for lesson in self.library().lessons), self.library().roots)
         by_id: dict[str, foreign.Counts] = {}
-        for key, (a, b, n, r) in foreign.increments(state, found.arms).items():  # two keys of one lesson: both
+        pruned = written is None  # (the own file: an arm gptme's prune dropped loses nothing)
+        for key, (a, b, n, r) in foreign.increments(state, found.arms, pruned).items():  # two keys of a lesson: both
             was = by_id.get(lesson_id := mapper.map(key)[0], (0.0, 0.0, 0, 0))
             by_id[lesson_id] = (was[0] + a, was[1] + b, was[2] + n, was[3] + r)
         return by_id, foreign.sessions_added(state, found)
@@ -468,7 +469,9 @@ class StateFile(Analysis):
             if isinstance(key, str) and key not in ours:  # (never another arm's key)
                 named.setdefault(mapper.map(key)[0], []).append(key)
         return tuple(
-            found[0] if len(found := named.get(arm, [])) == 1 and key not in arms else key
+            found[0]
+            if len(found := named.get(arm, [])) == 1 and (key not in arms or _asked_by(arms, found[0], key))
+            else key
             for arm, key in zip(arm_ids, keys, strict=True)
         )
 
@@ -492,6 +495,19 @@ class StateFile(Analysis):
         """The event store as `bandit-state.json` names it (interop.SOURCE_KEY): None for the
         workspace's file, `database <store id>` for a database."""
         return self.log.identity()
+
+
+def _asked_by(arms: dict[str, Any], other: str, ours: str) -> bool:
+    """Whether gptme's bandit looks a lesson up by the key `other`, not by our key `ours` that also names it in the
+    file's `arms`: it stamped `other` (its update stamps an arm with its clock's isoformat, `+00:00`: it made that
+    arm, not finding ours) and left `ours` as a write of ours stamps it (never so)."""
+
+    def by_gptme(key: str) -> bool:
+        entry = arms.get(key)
+        stamp = entry.get("last_updated") if isinstance(entry, dict) else None
+        return isinstance(stamp, str) and stamp.endswith("+00:00")
+
+    return by_gptme(other) and not by_gptme(ours)
 
 
 def _copy_time(name: str) -> dt.datetime:

@@ -19,7 +19,7 @@ from lesson_credit.core.query import QueryError
 from lesson_credit.core.workspace import Workspace
 from tests.robustness.hostile_helpers import LOG_REL, lesson, make_ws
 from tests.support import derived_cache
-from tests.support.cli_run import run_process
+from tests.support.cli_run import run_cli, run_process
 from tests.support.derived_cache import DB_NAME
 
 LIBRARY = {"a.md": lesson(["alpha"]), "b.md": lesson(["beta"])}
@@ -592,3 +592,21 @@ def test_blocks_damaged_after_the_load_never_reach_the_readers_lookups(tmp_path:
     mine, fresh = ours.posterior(warm.settings), theirs.posterior(cold.settings)
     assert mine.alpha.tolist() == fresh.alpha.tolist() and mine.beta.tolist() == fresh.beta.tolist()
     assert mine.alpha.tolist() != [1.0, 1.0]  # (graded sessions count: the fold did read the blocks)
+
+
+def test_a_log_of_no_session_read_from_its_cache_is_not_taken_for_a_damaged_one(tmp_path: Path) -> None:
+    """A log holding no session (only an imported prior: a large gptme file imported before the first record) is
+    cached as one block of no session, whose categories count none. That block was read as damaged ("a part's
+    categories do not count its sessions"): every command said so and parsed the whole log again. Read from its
+    cache it is what it is read cold: a's prior Beta(3, 2) n 4, nothing else, and no note."""
+    make_ws(tmp_path, LIBRARY)
+    log = tmp_path / LOG_REL
+    log.parent.mkdir(parents=True, exist_ok=True)
+    prior = {"type": "prior", "timestamp": "2026-11-01T09:00:00Z", "arms": {"a.md": {"alpha": 3, "beta": 2, "n": 4}}}
+    log.write_text(_line(prior))
+    for _ in range(3):  # cold (writes the cache), then twice from it
+        code, out, err = run_cli("status", "--json", "-w", str(tmp_path))
+        assert code == 0 and err == "", err
+        rows = {row["path"]: (row["alpha"], row["beta"], row["n"]) for row in json.loads(out)["lessons"]}
+        assert rows["a.md"] == (3, 2, 4) and rows["b.md"] == (1, 1, 0)
+    assert derived_cache.parts(tmp_path / CACHE_REL / DB_NAME)  # (the block of no session was cached)
