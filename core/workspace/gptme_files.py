@@ -391,8 +391,8 @@ class GptmeFiles(EarlierCopies):
             raise WorkspaceError(
                 f"{target} was written by another lesson-credit workspace (created {created}), whose evidence this "
                 "log holds as an import: an export onto it would hand that workspace its own sessions back, "
-                "counted twice at its next import-gptme; nothing written (export to a file of this workspace's, "
-                "or delete the file to replace it)"
+                "counted twice at its next import-gptme; nothing written (under any name: a file of this log's "
+                "posteriors that workspace imports counts its sessions twice, so share evidence one way)"
             )
 
     def _refuse_earlier_copy_updates(
