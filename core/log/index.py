@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from lesson_credit.core.base.ids import one_form
-from lesson_credit.core.log import events, scoring
+from lesson_credit.core.log import arm_names, events, scoring
 from lesson_credit.core.log.arm_names import ArmNames
 from lesson_credit.core.log.columns import Column, HeldChunk, Objects, RowMap, StoredChunk
 from lesson_credit.core.log.events import (
@@ -199,6 +199,9 @@ class LogIndex(ArmNames):
                 LogProblem(line, f"duplicate session {session_id!r} (first on line {first}; ignored)", session_id)
             )
             return
+        if (why := self.room_for(columns.lesson_ids)) is not None:
+            self.problems.append(LogProblem(line, f"session {session_id!r} names {why}; ignored", session_id))
+            return
         row = self.n_sessions
         self.lookup.added(session_id, row)
         ids, times, categories, journals, graders, strategies, floors = self._strings()
@@ -309,7 +312,7 @@ class LogIndex(ArmNames):
                 return False
             unseen = _in_order_of_appearance(distinct.difference(raw_arm), paths)
             lesson_ids = normalize_ids(cast(list[str], unseen))
-            if "" in lesson_ids:
+            if "" in lesson_ids or len(self.arm_ids) + len(unseen) > arm_names.MAX_LOG_LESSONS:  # (line checks: why)
                 return False
         counts = [len(group) for group in lessons]  # type: ignore[arg-type]
         if not self._add_marks(lessons, counts, first_row):  # (a line it refuses makes no arm: the per-line path)
@@ -383,10 +386,11 @@ class LogIndex(ArmNames):
         """Append the `part()` of an index that read the log from where this one ends (its lines
         numbered from 1): the same columns, arms and rows as reading on would give (arms new to
         this index in the order the stretch first names them). False, nothing changed, when the
-        stretch repeats a session id read here: reading it on reports the duplicates."""
+        stretch repeats a session id read here, or names lessons past MAX_LOG_LESSONS with this index's: reading it
+        on reports the duplicates, or the events past it."""
         ids = part["strings"][0]
         first_row, shift = self.n_sessions, self.lines
-        if first_row and ids and self.lookup.any_known(list(ids)):
+        if (first_row and ids and self.lookup.any_known(list(ids))) or self.room_for(part["arm_ids"]) is not None:
             return False
         arms = np.array([self.arm(lesson_id) for lesson_id in part["arm_ids"]], dtype=np.int32)
         for path, arm in part["raw_arm"].items():
@@ -430,7 +434,7 @@ class LogIndex(ArmNames):
     def add(self, line: int, event: Event) -> None:
         if isinstance(event, SessionEvent):
             raw = RawEvent(
-                type="session",
+                type=None if event.published_shape else "session",
                 session_id=event.session_id,
                 timestamp=event.timestamp,
                 journal_path=event.journal_path,
@@ -439,8 +443,6 @@ class LogIndex(ArmNames):
                 strategy=event.strategy,
                 floor=event.floor,
             )
-            if event.published_shape:
-                raw.type = None
             columns = SessionColumns(
                 event.session_id,
                 event.base_reward,
@@ -462,6 +464,8 @@ class LogIndex(ArmNames):
         elif isinstance(event, RetireEvent):
             for arm in event.arms:
                 self.retired.setdefault(arm, line)  # as written: `Reader.retired` shows it as its arm
+        elif isinstance(event, PriorEvent) and (why := self.room_for(event.arms)) is not None:
+            raise InvalidEvent(f"{'increments' if event.increments else 'prior'} event naming {why}")
         elif isinstance(event, PriorEvent) and event.increments:
             for lesson_id, (a, b, n) in event.arms.items():
                 key = one_form(lesson_id)  # one key per lesson, whatever its form

@@ -185,6 +185,7 @@ class GptmeFiles(EarlierCopies):
                 return self._import_earlier_copy(Path(path), existing, report, held)
             created = existing.get("created")  # (gptme keeps it: how the file is known again)
             named = created if isinstance(created, str) and created else None
+            self._refuse_past_lessons(arm.lesson_id for arm in report.arms)
             event = commands.prior_event(*report.prior(), self.now_iso(), sessions=report.sessions, created=named)
             self.warnings.extend(self._append(event, adopted=own))
             return report

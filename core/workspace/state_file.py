@@ -14,13 +14,14 @@ import datetime as dt
 import hashlib
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lesson_credit.core.bandit import increments as foreign
 from lesson_credit.core.bandit import interop
 from lesson_credit.core.base.clock import iso_micro
+from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.base.files import LockHeld, StoredUnread, atomic_write, reading_back, set_aside
 from lesson_credit.core.base.numbers import counted
 from lesson_credit.core.base.safe_read import STATE_MAX_BYTES, UnsafeFile, open_regular, read_opened, read_regular
@@ -43,6 +44,12 @@ class StateFile(Analysis):
     """The state file gptme reads, kept following the log."""
 
     appended_at: int | None = None  # the line (from 1) of the session or grade this command is appending
+
+    def _refuse_past_lessons(self, lesson_ids: Iterable[str]) -> None:
+        """WorkspaceError (one line, nothing written) when an event naming `lesson_ids` would take the log past the
+        distinct lessons a log may name (core/log/arm_names.py MAX_LOG_LESSONS): every reader would skip it."""
+        if (why := self._reader.index.room_for(lesson_ids)) is not None:
+            raise WorkspaceError(f"{why}; nothing written")
 
     def _append(self, event: dict[str, Any], adopted: bool = False, locked: bool = True) -> tuple[str, ...]:
         """Append an event (under the lock, or a record's: `record_lock`), read it back, and rewrite the

@@ -158,6 +158,7 @@ class Writing(GptmeFiles):
         settings = self.settings
         with record_lock(self.log) as held:  # none on a database: its unique index refuses a second record
             self._check_new(session_id)
+            self._refuse_past_lessons(breakdown.lesson_id for breakdown in new.breakdowns)
             session_id, selection = self._selection_of(session_id)
             new = replace(new, session_id=session_id)
             propensity, selected = ({}, ()) if selection is None else (dict(selection.propensity), selection.selected)
