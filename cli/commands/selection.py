@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from lesson_credit.cli.common import (
     CliError,
@@ -54,6 +56,35 @@ def _read_context(args: argparse.Namespace) -> str:
 
 
 def cmd_select(args: argparse.Namespace) -> int:
+    """`select`; its table form's stderr, when not a terminal, as `#` comments line by line (`Comments`)."""
+    if args.json or sys.stderr.isatty():
+        return _select(args)
+    with contextlib.redirect_stderr(Comments(sys.stderr)):
+        return _select(args)
+
+
+class Comments(io.TextIOBase):
+    """A stream writing to `stream` each line that is not a comment as one (`# ` before it): what other parts
+    print on stderr while `select` runs (a cache's note, the offline fallback's warning) reaches a hook saving
+    stdout and stderr to one file (`2>&1`) as a comment, and `record --lessons-file` reads no comment as an id."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self._line_start = True
+
+    def write(self, text: str) -> int:
+        out = []
+        for piece in text.splitlines(keepends=True):
+            out.append(piece if not self._line_start or piece.startswith("#") else "# " + piece)
+            self._line_start = piece.endswith(("\n", "\r"))
+        self._stream.write("".join(out))
+        return len(text)
+
+    def flush(self) -> None:
+        self._stream.flush()
+
+
+def _select(args: argparse.Namespace) -> int:
     from lesson_credit.core.log.store import StoreError
 
     ws = open_workspace(args, writes=not args.dry_run)

@@ -94,3 +94,27 @@ def test_select_warns_of_the_bad_line_on_stderr_once_as_a_comment(
     saved.write_text(out + err, encoding="utf-8")
     code, _, err = run(capsys, "record", *argv, "--journal", str(ws / "j.txt"), "--lessons-file", str(saved))
     assert code == 0, err
+
+
+def test_select_s_stderr_is_comments_also_where_a_cache_notes_it_is_rebuilt(
+    ws: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A cache's note (`lesson-credit: note: joint-posterior.msgpack is damaged ...`, printed on the first `select`
+    after an upgrade changes a cache's version) was a bare line on select's stderr: a hook saving stdout and stderr
+    to one file handed it to `record --lessons-file`, which refused `lesson-credit:` as a lesson id and logged no
+    session. Every line select writes on stderr (not a terminal) is a `#` comment."""
+    context = tmp_path / "context.txt"
+    context.write_text("git worktree")
+    argv = ["--workspace", str(ws), "--context", str(context), "--policy", "joint"]
+    assert run(capsys, "select", *argv, "--dry-run")[0] == 0  # writes the joint posterior's cache
+    cache = ws / "state" / "lesson-thompson" / ".cache" / "joint-posterior.msgpack"
+    cache.write_bytes(b"lesson-credit joint-posterior 0\n")  # another version's
+    code, out, err = run(capsys, "select", *argv, "--session-id", "sel1")
+    assert code == 0, err
+    assert any("joint-posterior.msgpack" in line for line in err.splitlines()), err
+    assert all(line.startswith("#") for line in err.splitlines()), err
+    saved = tmp_path / "selected.txt"
+    saved.write_text(out + err, encoding="utf-8")
+    argv = ["--workspace", str(ws), "--session-id", "sel1", "--journal", str(ws / "j.txt")]
+    code, _, err = run(capsys, "record", *argv, "--lessons-file", str(saved))
+    assert code == 0, err
