@@ -264,11 +264,16 @@ class Explanation(Struct, frozen=True):
             "strategy": self.settings.strategy,
             "floor": self.settings.floor,
             "lessons": [lesson.as_json() for lesson in self.lessons],
-            # by lesson, the wildcard keywords past its first ones (not counted) that the journal mentions
+            # by lesson with wildcard keywords past its first ones (not counted): how many, how many of them were not
+            # looked for in the journal (past as many again), and those it mentions (`hits`), as explain's text says
             "ignored_keywords": {
-                c.path: [{"keyword": k.keyword, "count": k.count, "offsets": list(k.offsets)} for k in c.ignored]
+                c.path: {
+                    "beyond": c.beyond,
+                    "unchecked": c.unchecked,
+                    "hits": [{"keyword": k.keyword, "count": k.count, "offsets": list(k.offsets)} for k in c.ignored],
+                }
                 for c in self.lessons
-                if c.ignored
+                if c.beyond
             },
         }
 

@@ -66,7 +66,8 @@ def test_explain_lists_an_ignored_wildcard_keyword_the_journal_mentions(tmp_path
     assert line.startswith("  ignored 'w18*z' x1 at 17: "), out
     code, out, err = run_cli("explain", "s1", "--workspace", str(root), "--json")
     payload = json.loads(out)
-    assert payload["ignored_keywords"] == {"w.md": [{"keyword": "w18*z", "count": 1, "offsets": [17]}]}
+    hits = [{"keyword": "w18*z", "count": 1, "offsets": [17]}]
+    assert payload["ignored_keywords"] == {"w.md": {"beyond": 4, "unchecked": 0, "hits": hits}}
     (lesson,) = payload["lessons"]
     assert "w18*z" not in [k["keyword"] for k in lesson["keywords"]]
 
@@ -86,3 +87,8 @@ def test_explain_looks_for_as_many_ignored_wildcard_keywords_as_a_lesson_counts(
     note = "note: 24 wildcard keywords past the first 16 not counted in salience (the first 16 of them looked for"
     assert note in out
     assert [line.split()[1] for line in out.splitlines() if line.startswith("  ignored ")] == ["'w20*z'"]
+    # --json says as much: 24 past the first 16, the last 8 of them (w32*z .. w39*z) not looked for, w20*z mentioned
+    (ignored,) = json.loads(run_cli("explain", "s1", "--workspace", str(root), "--json")[1])[
+        "ignored_keywords"
+    ].values()
+    assert (ignored["beyond"], ignored["unchecked"], [hit["keyword"] for hit in ignored["hits"]]) == (24, 8, ["w20*z"])
