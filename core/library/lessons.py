@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path, PurePosixPath
@@ -277,6 +278,10 @@ def library_roots_checked(workspace: Path, allow_outside: bool = False) -> tuple
 NOT_LESSONS = frozenset({"TEMPLATE.md", "template.md", "todo.md", "TODO.md"})
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+CONTROL_NAME = "a path with a control character (a line break, a tab) is no lesson id (ids are one line): not read"
+
+
 def is_lesson_file(name: str) -> bool:
     """Whether a file name in a library folder is a lesson: `*.md`, but not README.md (any case),
     TEMPLATE.md, template.md, todo.md, TODO.md, nor a name whose stem starts with `_` or ends
@@ -302,7 +307,11 @@ def _lesson_files(
         folder = os.path.relpath(dirpath, top).replace(os.sep, "/")
         prefix = "" if folder == "." else folder + "/"
         for name in sorted(filenames):
-            if is_lesson_file(name):
+            if is_lesson_file(name) and _CONTROL.search(prefix + name):  # (an id is one line of text everywhere)
+                if skipped is not None:
+                    shown = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", os.path.join(dirpath, name))
+                    skipped.append(LessonProblem(shown, CONTROL_NAME, kind=SKIPPED))
+            elif is_lesson_file(name):
                 yield os.path.join(dirpath, name), prefix + name
             elif skipped is not None and (gone := _dangling_folder(os.path.join(dirpath, name))) is not None:
                 skipped.append(gone)
