@@ -278,8 +278,8 @@ def library_roots_checked(workspace: Path, allow_outside: bool = False) -> tuple
 NOT_LESSONS = frozenset({"TEMPLATE.md", "template.md", "todo.md", "TODO.md"})
 
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-CONTROL_NAME = "a path with a control character (a line break, a tab) is no lesson id (ids are one line): not read"
+_LINE_BREAK = re.compile("[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")  # where str.splitlines breaks a line
+LINE_BREAK_NAME = "a path with a line break is no lesson id (an id is one line wherever ids are listed): not read"
 
 
 def is_lesson_file(name: str) -> bool:
@@ -307,10 +307,10 @@ def _lesson_files(
         folder = os.path.relpath(dirpath, top).replace(os.sep, "/")
         prefix = "" if folder == "." else folder + "/"
         for name in sorted(filenames):
-            if is_lesson_file(name) and _CONTROL.search(prefix + name):  # (an id is one line of text everywhere)
+            if is_lesson_file(name) and _LINE_BREAK.search(prefix + name):  # (other control codes are shown escaped)
                 if skipped is not None:
-                    shown = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", os.path.join(dirpath, name))
-                    skipped.append(LessonProblem(shown, CONTROL_NAME, kind=SKIPPED))
+                    shown = _LINE_BREAK.sub(lambda m: f"\\x{ord(m.group()):02x}", os.path.join(dirpath, name))
+                    skipped.append(LessonProblem(shown, LINE_BREAK_NAME, kind=SKIPPED))
             elif is_lesson_file(name):
                 yield os.path.join(dirpath, name), prefix + name
             elif skipped is not None and (gone := _dangling_folder(os.path.join(dirpath, name))) is not None:

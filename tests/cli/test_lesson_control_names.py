@@ -1,6 +1,7 @@
-"""A lesson file whose name holds a line break (a tab, any control character) is no lesson: its id would be two
-lines wherever ids are one line each (`select`'s output, which `record --lessons-file` reads back; lint's lists).
-It is not read, and said once, the break shown as `\\x0a`."""
+"""A lesson file whose name holds a line break (wherever str.splitlines breaks one) is no lesson: its id would be
+two lines wherever ids are one line each (`select`'s output, which `record --lessons-file` reads back; lint's
+lists). It is not read, and said once, the break shown as `\\x0a`. (Other control codes in a name are shown
+escaped: tests/cli/test_cli_safety.py.)"""
 
 from __future__ import annotations
 
