@@ -281,6 +281,9 @@ STAMP_KEY = "lesson_credit_written"  # the hash of the rest of a state file as l
 # workspace's sessions.jsonl). A workspace used with both stores: a write rewrites the file from its
 # store, a read (`status`) repairs only a file folded from its own (no rewriting back and forth)
 SOURCE_KEY = "lesson_credit_store"
+# the `created` of each file whose evidence the posteriors hold as an imported prior: a workspace that wrote one of
+# them (an export) refuses to import this file back, its own sessions inside (gptme's bandit drops the key on save)
+HOLDS_KEY = "lesson_credit_holds"
 
 
 def state_stamp(state: dict[str, Any]) -> str:

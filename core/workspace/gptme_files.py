@@ -133,7 +133,7 @@ class GptmeFiles(EarlierCopies):
         beside = {key: value for key, value in style.items() if key not in ("arms", interop.SOURCE_KEY)}
         payload = interop.gptme_state(self.posterior(), self._reader.session_times, self.now_iso(), beside, keys)
         payload["created"] = self.new_created(style)
-        return payload
+        return self._with_holds(payload)
 
     def import_gptme(self, path: Path) -> ImportReport:
         """Log a gptme `bandit-state.json`'s arms as a prior event, unless its evidence is in the log
@@ -185,6 +185,7 @@ class GptmeFiles(EarlierCopies):
                 return self._import_earlier_copy(Path(path), existing, report, held)
             created = existing.get("created")  # (gptme keeps it: how the file is known again)
             named = created if isinstance(created, str) and created else None
+            self._refuse_own_back(path, existing)
             self._refuse_past_lessons(arm.lesson_id for arm in report.arms)
             event = commands.prior_event(*report.prior(), self.now_iso(), sessions=report.sessions, created=named)
             self.warnings.extend(self._append(event, adopted=own))

@@ -483,9 +483,32 @@ class StateFile(Analysis):
         )
 
     def state_payload(self, existing: dict[str, Any] | None = None) -> dict[str, Any]:
-        """The posteriors as gptme's `bandit-state.json` (fresh: what `export-gptme` writes)."""
+        """The posteriors as gptme's `bandit-state.json` (fresh: what `export-gptme` writes): what `existing` holds
+        beside its arms kept, but the `created` of the files imported (interop.HOLDS_KEY) this log's own."""
         keys = self.state_keys(existing or {})
-        return interop.gptme_state(self.posterior(), self._reader.session_times, self.now_iso(), existing, keys)
+        payload = interop.gptme_state(self.posterior(), self._reader.session_times, self.now_iso(), existing, keys)
+        return self._with_holds(payload)
+
+    def _with_holds(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """`payload` naming (interop.HOLDS_KEY) the `created` of each file this log holds an import of, and no other."""
+        payload.pop(interop.HOLDS_KEY, None)
+        held = self._reader.index.prior_counts.files.values()
+        if holds := sorted({created for _, created in held if created is not None}):
+            payload[interop.HOLDS_KEY] = holds
+        return payload
+
+    def _refuse_own_back(self, path: Path | str, state: dict[str, Any]) -> None:
+        """WorkspaceError (one line, nothing logged) when the state file `state` at `path` holds, as another log's
+        import (interop.HOLDS_KEY), a file this log exported: its own sessions would be counted twice."""
+        holds = state.get(interop.HOLDS_KEY)
+        ours = {created for created, _ in self._reader.index.exports.files}
+        named = [created for created in holds if isinstance(created, str)] if isinstance(holds, list) else []
+        if back := sorted(ours.intersection(named)):
+            raise WorkspaceError(
+                f"{path} holds this workspace's own sessions: another workspace imported its export (created "
+                f"{back[0]}) and wrote this file from them; importing it would count them twice; nothing imported "
+                "(share evidence one way)"
+            )
 
     def _own_state(self, existing: dict[str, Any]) -> dict[str, Any]:
         """The workspace's own `bandit-state.json`: `state_payload`, with a `created` of its own

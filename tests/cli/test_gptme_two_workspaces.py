@@ -73,3 +73,23 @@ def test_an_export_onto_another_logs_file_with_gptmes_sessions_imported_is_refus
     assert code == 1 and "another lesson-credit workspace" in err, err
     ok("import-gptme", str(shared), "-w", str(one))  # gptme's session, as increments over the export
     assert rows(one) == {A: (3.5, 1.5, 3), B: (1.0, 1.0, 0)}  # s1, s2 and gptme's once
+
+
+def test_a_file_holding_this_logs_export_back_from_another_log_is_not_imported(tmp_path: Path) -> None:
+    """Two files: ws2 exports g2; ws1 imports it (a prior: t1 inside) and exports its posteriors to g1; ws2's import
+    of g1 would take ws2's own session t1 a second time. g1 names the `created` of the files whose evidence it holds
+    as imports (g2's), and ws2, which wrote g2, refuses it in one line, nothing logged."""
+    one = make_workspace(tmp_path, LESSONS, events=[session("s1", 0.5, {A: 1.0})])  # a (1.5, 1.5) n 1
+    two = make_workspace(tmp_path, LESSONS, events=[session("t1", 1.0, {B: 1.0})], name="ws2")  # b (2, 1) n 1
+    g1, g2 = tmp_path / "g1" / "bandit-state.json", tmp_path / "g2" / "bandit-state.json"
+    g1.parent.mkdir()
+    g2.parent.mkdir()
+    ok("export-gptme", str(g2), "-w", str(two))
+    ok("import-gptme", str(g2), "-w", str(one))  # ws1: b's prior (2, 1) n 1 (t1)
+    ok("export-gptme", str(g1), "-w", str(one))  # g1: a (1.5, 1.5) n 1 and b (2, 1) n 1, t1 inside
+    log_two = (two / LOG_REL).read_bytes()
+    code, _, err = run_cli("import-gptme", str(g1), "-w", str(two))
+    # before: imported, b's prior (2, 1) n 1 replacing Beta(1, 1) under t1: b (3, 1) n 2, t1 counted twice
+    assert code == 1 and "this workspace's own sessions" in err and len(err.strip().splitlines()) == 1, err
+    assert (two / LOG_REL).read_bytes() == log_two
+    assert rows(two) == {A: (1.0, 1.0, 0), B: (2.0, 1.0, 1)}
