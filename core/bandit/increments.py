@@ -77,9 +77,7 @@ def increments(state: dict[str, Any], written: dict[str, Counts], pruned: bool =
     change left out; an arm it created counts from Beta(1, 1)). InteropError (why, one line) when the
     file is not `written` plus increments: an arm gone, a number that went down, a count not whole.
     `pruned`: an arm gone is no refusal (the workspace's own file, whose arms gptme's `prune` drops: one never
-    selected, or not updated in 90 days, holds no update of gptme's, and the log holds ours); nor is an arm below
-    ours that gptme stamped (`+00:00`) and that is Beta(1, 1) plus whole updates: pruned, then made again by its
-    update, which is what counts from Beta(1, 1)."""
+    selected, or not updated in 90 days, holds no update of gptme's, and the log holds ours)."""
     arms = state.get("arms")
     if not isinstance(arms, dict):
         raise InteropError("it has no 'arms' object")
@@ -90,31 +88,21 @@ def increments(state: dict[str, Any], written: dict[str, Counts], pruned: bool =
     for key, entry in arms.items():
         if not isinstance(entry, dict):
             raise InteropError(f"arm {key} is not an object")
-        now = [arm_number(entry.get(name, d), name, key) for name, d in zip(_COUNT_KEYS, GPTME_NEW_ARM, strict=True)]
-        try:
-            delta = _steps(key, written.get(key, GPTME_NEW_ARM), now)
-        except InteropError:
-            # gptme's prune dropped the arm, then its update made it again from Beta(1, 1), stamped with its clock
-            if not (pruned and key in written and str(entry.get("last_updated", "")).endswith("+00:00")):
-                raise
-            delta = _steps(key, GPTME_NEW_ARM, now)
+        was = written.get(key, GPTME_NEW_ARM)
+        now = [entry.get(name, default) for name, default in zip(_COUNT_KEYS, GPTME_NEW_ARM, strict=True)]
+        delta: list[float] = []
+        for name, before, value in zip(_COUNT_KEYS, was, now, strict=True):
+            number = arm_number(value, name, key)
+            step = 0.0 if math.isclose(number, before, rel_tol=1e-12, abs_tol=1e-12) else number - before
+            if step < 0 or (name.startswith("total_") and (step != int(step) or step >= MAX_COUNT)):
+                raise InteropError(
+                    f"{key} {name} went from {shown_number(before)} to {shown_number(number)}: not an update on top "
+                    "of what lesson-credit wrote"
+                )
+            delta.append(step)
         if any(delta):
             added[key] = (delta[0], delta[1], int(delta[2]), int(delta[3]))
     return added
-
-
-def _steps(key: str, was: Counts, now: list[float]) -> list[float]:
-    """Each count's step from `was` to `now`; InteropError when one went down or a total's is not whole."""
-    delta: list[float] = []
-    for name, before, number in zip(_COUNT_KEYS, was, now, strict=True):
-        step = 0.0 if math.isclose(number, before, rel_tol=1e-12, abs_tol=1e-12) else number - before
-        if step < 0 or (name.startswith("total_") and (step != int(step) or step >= MAX_COUNT)):
-            raise InteropError(
-                f"{key} {name} went from {shown_number(before)} to {shown_number(number)}: not an update on top "
-                "of what lesson-credit wrote"
-            )
-        delta.append(step)
-    return delta
 
 
 _COUNT_KEYS = ("alpha", "beta", "total_selections", "total_rewards")

@@ -19,7 +19,7 @@ from lesson_credit.core.base.sealed import seal, unseal
 from lesson_credit.core.log.index import LogIndex
 from lesson_credit.core.log.snapshot import FoldData
 
-VERDICT_MAGIC = b"lesson-credit kept-verdict 3\n"  # 3: an arm gptme pruned and made again is counted, not kept
+VERDICT_MAGIC = b"lesson-credit kept-verdict 2\n"
 
 
 class Untold(str):
