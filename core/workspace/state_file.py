@@ -434,6 +434,8 @@ class StateFile(Analysis):
                 if update is None:
                     return False, ()
                 if update != ({}, 0):
+                    if (past := self._reader.index.room_for(update[0])) is not None:  # a line every reader skips
+                        raise interop.StateKept(interop.kept_message(self.state_path, f"its arms name {past}"))
                     event = foreign.increments_event(update[0], self.now_iso(), update[1], seen=self._seen(existing))
                     self._reader.own_append(lambda: self.log.append(encode(event)))
                     self.refresh()

@@ -16,6 +16,7 @@ from lesson_credit.core.log import arm_names
 from lesson_credit.core.log.index import LogIndex
 from lesson_credit.core.log.store import parse_chunk
 from tests.cli.cli_fixtures import LOG_REL, log_bytes, make_ws, run, session
+from tests.support.engine_helpers import STATE_REL
 
 CAP = 3
 LESSONS = {"a.md": ["alpha"], "b.md": ["beta"], "c.md": ["gamma"], "d.md": ["delta"]}
@@ -118,3 +119,52 @@ def test_halves_read_apart_are_not_joined_past_them() -> None:
     assert part is not None
     assert not first.add_part(part)
     assert first.n_sessions == 2 and first.arm_ids == ["a.md", "b.md", "c.md"]
+
+
+def _gptme_adds_d(path: Path) -> None:
+    """gptme's bandit's session on the state file at `path`: a at reward 1 (alpha + 1, n + 1) and d, an arm it
+    makes from Beta(1, 1), at reward 1: (2, 1) n 1."""
+    state = json.loads(path.read_text())
+    stamp = "2026-12-06T08:19:27.925928+00:00"
+    arm = state["arms"]["a.md"]
+    arm.update(alpha=arm["alpha"] + 1, total_selections=arm["total_selections"] + 1, last_updated=stamp)
+    state["arms"]["d.md"] = {
+        "arm_id": "d.md",
+        "alpha": 2.0,
+        "beta": 1.0,
+        "total_selections": 1,
+        "total_rewards": 1,
+        "last_updated": stamp,
+    }
+    state["total_sessions"] += 1
+    state.pop("lesson_credit_written", None)
+    path.write_text(json.dumps(state, indent=2) + "\n")
+
+
+def test_gptmes_update_of_the_own_file_past_them_is_kept_not_logged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Its increments event would be a bad line every reader skips: logged, then the file rewritten from the log
+    without it, gptme's update of a lost with d's. The file is kept (its update not logged), as one the log cannot
+    take: one warning, nothing appended."""
+    ws = make_ws(tmp_path, LESSONS, events=[S1, S2])
+    own = ws / STATE_REL
+    assert run(capsys, "export-gptme", "-w", str(ws), str(own))[0] == 0  # the own file, ours (a, b, c)
+    _gptme_adds_d(own)
+    before, kept = log_bytes(ws), own.read_bytes()
+    payload = status(capsys, ws)
+    assert log_bytes(ws) == before and own.read_bytes() == kept  # before: an increments event, then skipped
+    assert [w for w in payload["warnings"] if "left as it is" in w and "1 new lesson beyond the 3" in w], payload
+    assert numbers(payload) == {"a.md": (2.0, 1.0, 1), "b.md": (2.0, 1.0, 1), "c.md": (1.0, 2.0, 1), "d.md": (1, 1, 0)}
+
+
+def test_import_of_an_exported_file_past_them_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ws = make_ws(tmp_path, LESSONS, events=[S1, S2])
+    exported = tmp_path / "gptme" / "bandit-state.json"
+    exported.parent.mkdir()
+    assert run(capsys, "export-gptme", "-w", str(ws), str(exported))[0] == 0
+    _gptme_adds_d(exported)
+    before = log_bytes(ws)
+    code, out, err = run(capsys, "import-gptme", "-w", str(ws), str(exported))
+    assert code == 1 and err.endswith("(a log names at most 3 lessons); nothing written\n"), (out, err)
+    assert log_bytes(ws) == before  # before: exit 0, 'logged as increments', a line every reader skips
