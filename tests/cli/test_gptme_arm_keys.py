@@ -10,25 +10,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.support.cli_run import run_cli
 from tests.support.engine_helpers import STATE_REL, make_workspace, session
-
-A, B = "tools/a.md", "tools/b.md"
-LESSONS = {A: (["alpha"], "active"), B: (["beta"], "active")}
-GPTME_TIME = "2026-12-06T08:19:27.925928+00:00"  # gptme's bandit's stamp: isoformat, +00:00
-
-
-def ok(*argv: str) -> str:
-    code, _, err = run_cli(*argv)
-    assert code == 0, err
-    return err
-
-
-def rows(root: Path) -> dict[str, tuple[float, float, int]]:
-    code, out, err = run_cli("status", "--json", "-w", str(root))
-    assert code == 0, err
-    lessons = json.loads(out)["lessons"]
-    return {row["path"]: (round(row["alpha"], 9), round(row["beta"], 9), row["n"]) for row in lessons}
+from tests.support.two_arms import GPTME_TIME, LESSONS, A, B, ok, rows
 
 
 def gptme_update(state: dict[str, Any], key: str, reward: float) -> None:

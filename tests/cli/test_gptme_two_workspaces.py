@@ -12,23 +12,7 @@ from pathlib import Path
 
 from tests.support.cli_run import run_cli
 from tests.support.engine_helpers import LOG_REL, make_workspace, session
-
-A, B = "tools/a.md", "tools/b.md"
-LESSONS = {A: (["alpha"], "active"), B: (["beta"], "active")}
-
-
-def ok(*argv: str) -> str:
-    code, out, err = run_cli(*argv)
-    assert code == 0, err
-    return err
-
-
-def rows(root: Path) -> dict[str, tuple[float, float, int]]:
-    code, out, err = run_cli("status", "--json", "-w", str(root))
-    assert code == 0, err
-    return {
-        row["path"]: (round(row["alpha"], 9), round(row["beta"], 9), row["n"]) for row in json.loads(out)["lessons"]
-    }
+from tests.support.two_arms import LESSONS, A, B, ok, rows
 
 
 def test_an_export_onto_another_logs_export_it_imported_is_refused(tmp_path: Path) -> None:
