@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
+from collections.abc import Collection
 from pathlib import Path
 from shlex import quote
 from typing import TYPE_CHECKING
@@ -31,10 +33,9 @@ NO_LESSONS_HINT = "for no lessons pass --lessons with no ids; for a pipe, --less
 
 
 def _lessons_from_file(name: str) -> list[str]:
-    """Lesson ids from a file (what `select` printed): whitespace-separated, `#` starts a
-    comment; an empty file is an empty selection. `-` reads stdin. Any other name must be a
-    regular file (opened without blocking, checked once open): a device or a FIFO is refused
-    with what to pass instead, as `/dev/null` for "no lessons" would be."""
+    """The lines of a lessons file (what `select` printed; `_lesson_ids` reads the ids in them); an empty file is an
+    empty selection. `-` reads stdin. Any other name must be a regular file (opened without blocking, checked once
+    open): a device or a FIFO is refused with what to pass instead, as `/dev/null` for "no lessons" would be."""
     from lesson_credit.core.base.safe_read import UnsafeFile, open_regular, read_opened
 
     try:
@@ -52,14 +53,28 @@ def _lessons_from_file(name: str) -> list[str]:
         raise CliError(f"cannot read lessons file {name}: {exc.strerror}") from None
     if len(text) > LESSONS_FILE_LIMIT:
         raise CliError(f"lessons file {name} is larger than {LESSONS_FILE_LIMIT >> 20} MB")
-    return [word for line in text.splitlines() for word in line.split("#", 1)[0].split()]
+    return text.splitlines()
+
+
+_COMMENT = re.compile(r"(?:^|\s)#.*")  # a `#` that starts a line or follows a space: the rest of the line
+
+
+def _lesson_ids(lines: list[str], known: Collection[str]) -> list[str]:
+    """The ids a lessons file's `lines` name: each line without its comment, whole when it is a lesson's id (a
+    lesson file named with a space, as `select` prints it, one per line), else split on whitespace."""
+    ids: list[str] = []
+    for line in lines:
+        line = _COMMENT.sub("", line).strip()
+        ids.extend([line] if line in known else line.split())
+    return ids
 
 
 def cmd_record(args: argparse.Namespace) -> int:
     reward, word = reward_or_word(args.reward)
     grader = one_line(args.grader, "grader")  # the category is checked by lesson_credit.core.commands.recording
-    lessons = args.lessons if args.lessons is not None else _lessons_from_file(args.lessons_file)
+    lines = None if args.lessons is not None else _lessons_from_file(args.lessons_file)
     ws = open_workspace(args, writes=True)
+    lessons = args.lessons if lines is None else _lesson_ids(lines, ws.library().by_id())
     exp = ws.record(
         args.session_id,
         Path(args.journal),
@@ -253,7 +268,8 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
         "--lessons-file",
         default=None,
         metavar="FILE|-",
-        help="read the ids from a file (e.g. select's output; may be empty; # starts a comment)",
+        help="read the ids from a file (e.g. select's output: a line that is a lesson's id, else ids separated by "
+        "spaces; may be empty; a # at a line's start or after a space starts a comment)",
     )
     p.add_argument(
         "--reward",
