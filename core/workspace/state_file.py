@@ -23,6 +23,7 @@ from lesson_credit.core.bandit import interop
 from lesson_credit.core.base.clock import iso_micro
 from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.base.files import LockHeld, StoredUnread, atomic_write, reading_back, set_aside
+from lesson_credit.core.base.ids import normalize_id
 from lesson_credit.core.base.numbers import counted
 from lesson_credit.core.base.safe_read import STATE_MAX_BYTES, UnsafeFile, open_regular, read_opened, read_regular
 from lesson_credit.core.log.events import GRADE, SESSION, FileNumbers, encode
@@ -48,7 +49,7 @@ class StateFile(Analysis):
     def _refuse_past_lessons(self, lesson_ids: Iterable[str]) -> None:
         """WorkspaceError (one line, nothing written) when an event naming `lesson_ids` would take the log past the
         distinct lessons a log may name (core/log/arm_names.py MAX_LOG_LESSONS): every reader would skip it."""
-        if (why := self._reader.index.room_for(lesson_ids)) is not None:
+        if (why := self._reader.index.room_for(map(normalize_id, lesson_ids))) is not None:  # (as the reader does)
             raise WorkspaceError(f"{why}; nothing written")
 
     def _append(self, event: dict[str, Any], adopted: bool = False, locked: bool = True) -> tuple[str, ...]:
@@ -434,7 +435,7 @@ class StateFile(Analysis):
                 if update is None:
                     return False, ()
                 if update != ({}, 0):
-                    if (past := self._reader.index.room_for(update[0])) is not None:  # a line every reader skips
+                    if (past := self._reader.index.room_for(map(normalize_id, update[0]))) is not None:  # (skipped)
                         raise interop.StateKept(interop.kept_message(self.state_path, f"its arms name {past}"))
                     event = foreign.increments_event(update[0], self.now_iso(), update[1], seen=self._seen(existing))
                     self._reader.own_append(lambda: self.log.append(encode(event)))
