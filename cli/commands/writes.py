@@ -64,8 +64,9 @@ def _lesson_ids(lines: list[str], known: Collection[str]) -> list[str]:
     lesson file named with a space, as `select` prints it, one per line), else split on whitespace."""
     ids: list[str] = []
     for line in lines:
-        line = _COMMENT.sub("", line).strip()
-        ids.extend([line] if line in known else line.split())
+        if (whole := line.strip()) not in known:  # (a lesson named `x #y.md` is no comment)
+            whole = _COMMENT.sub("", line).strip()
+        ids.extend([whole] if whole in known else whole.split())
     return ids
 
 

@@ -495,20 +495,31 @@ class StateFile(Analysis):
     def _with_holds(self, payload: dict[str, Any]) -> dict[str, Any]:
         """`payload` naming (interop.HOLDS_KEY) the `created` of each file this log holds an import of, and no other."""
         payload.pop(interop.HOLDS_KEY, None)
-        held = self._reader.index.prior_counts.files.values()
-        if holds := sorted({created for _, created in held if created is not None}):
+        index = self._reader.index
+        files = index.prior_counts.files  # (every file imported: a file whose priors were all replaced too)
+        in_force = {files[line][1] for line in set(index.prior_from.values()) if line in files}
+        if holds := sorted(created for created in in_force if created is not None):
             payload[interop.HOLDS_KEY] = holds
         return payload
 
+    def _own_names(self) -> set[str]:
+        """The `created` the own file has had as far as this workspace knows: now, and its kept copies'."""
+        names = {created} if isinstance(created := interop.read_state(self.state_path).get("created"), str) else set()
+        with contextlib.suppress(OSError):
+            for kind, _, name in self._copy_names():  # (named by their `created`, colons as dashes)
+                names.update([name[:10] + name[10:].replace("-", ":")] if kind else [])
+        return names
+
     def _refuse_own_back(self, path: Path | str, state: dict[str, Any]) -> None:
         """WorkspaceError (one line, nothing logged) when the state file `state` at `path` holds, as another log's
-        import (interop.HOLDS_KEY), a file this log exported: its own sessions would be counted twice."""
+        import (interop.HOLDS_KEY), a file this log exported or its own file (as far as its copies tell): its own
+        sessions would be counted twice."""
         holds = state.get(interop.HOLDS_KEY)
-        ours = {created for created, _ in self._reader.index.exports.files}
+        ours = {created for created, _ in self._reader.index.exports.files} | self._own_names()
         named = [created for created in holds if isinstance(created, str)] if isinstance(holds, list) else []
         if back := sorted(ours.intersection(named)):
             raise WorkspaceError(
-                f"{path} holds this workspace's own sessions: another workspace imported its export (created "
+                f"{path} holds this workspace's own sessions: another workspace imported its file (created "
                 f"{back[0]}) and wrote this file from them; importing it would count them twice; nothing imported "
                 "(share evidence one way)"
             )

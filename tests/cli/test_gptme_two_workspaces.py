@@ -7,12 +7,21 @@ by hand in the comments."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
+from functools import partial
 from pathlib import Path
 
 from tests.support.cli_run import run_cli
-from tests.support.engine_helpers import LOG_REL, make_workspace, session
+from tests.support.engine_helpers import LOG_REL, STATE_REL, make_workspace, session
 from tests.support.two_arms import LESSONS, A, B, ok, rows
+
+START = dt.datetime(2026, 12, 6, 9, 0, tzinfo=dt.UTC)
+
+
+def at(minute: int) -> dt.datetime:
+    """A clock `minute` minutes after START (steps of a person's, a minute apart)."""
+    return START + dt.timedelta(minutes=minute)
 
 
 def test_an_export_onto_another_logs_export_it_imported_is_refused(tmp_path: Path) -> None:
@@ -77,3 +86,54 @@ def test_a_file_holding_this_logs_export_back_from_another_log_is_not_imported(t
     assert code == 1 and "this workspace's own sessions" in err and len(err.strip().splitlines()) == 1, err
     assert (two / LOG_REL).read_bytes() == log_two
     assert rows(two) == {A: (1.0, 1.0, 0), B: (2.0, 1.0, 1)}
+
+
+def test_a_file_holding_this_workspaces_own_file_back_from_another_log_is_not_imported(tmp_path: Path) -> None:
+    """ws1 imports ws2's own bandit-state.json (a prior: t1 inside) and exports to g1; once ws2 has recorded t2 (its
+    own file rewritten), its import of g1 took t1 a second time: g1 names the own file's `created` then, which the
+    workspace knows from its kept copies. (Each step a minute apart, as a person's would be.)"""
+    one = make_workspace(tmp_path, LESSONS, journals={"j.md": "alpha"})
+    two = make_workspace(tmp_path, LESSONS, journals={"j.md": "beta"}, name="ws2")
+    g1 = tmp_path / "g1" / "bandit-state.json"
+    g1.parent.mkdir()
+    record = ("record", "--journal", "j.md", "--reward", "1", "--session-id")
+    steps = [
+        (*record, "s1", "--lessons", A, "-w", str(one)),  # a (2, 1) n 1
+        (*record, "t1", "--lessons", B, "-w", str(two)),  # b (2, 1) n 1, ws2's own file written
+        ("import-gptme", str(two / STATE_REL), "-w", str(one)),  # ws1: b's prior (2, 1) n 1
+        ("export-gptme", str(g1), "-w", str(one)),
+        (*record, "t2", "--lessons", B, "-w", str(two)),  # b (3, 1) n 2
+    ]
+    for minute, argv in enumerate(steps):
+        code, _, err = run_cli(*argv, clock=partial(at, minute))
+        assert code == 0, err
+    log_two = (two / LOG_REL).read_bytes()
+    code, _, err = run_cli("import-gptme", str(g1), "-w", str(two), clock=partial(at, 9))
+    # before: imported, b's prior (2, 1) n 1 under t1 and t2: (4, 1) n 3, t1 counted twice
+    assert code == 1 and "this workspace's own sessions" in err and len(err.strip().splitlines()) == 1, err
+    assert (two / LOG_REL).read_bytes() == log_two and rows(two)[B] == (3.0, 1.0, 2)
+
+
+def test_a_file_whose_imported_prior_was_replaced_names_only_the_one_in_force(tmp_path: Path) -> None:
+    """ws1 imports ws2's export g2, then another bandit's file g3 replacing b's prior: g1, exported after, holds g3's
+    evidence, not g2's, and named both; ws2's import of it was refused as holding its own sessions."""
+    one = make_workspace(tmp_path, LESSONS, events=[session("s1", 0.5, {A: 1.0})])
+    two = make_workspace(tmp_path, LESSONS, events=[session("t1", 1.0, {B: 1.0})], name="ws2")
+    g1, g2, g3 = (tmp_path / name / "bandit-state.json" for name in ("g1", "g2", "g3"))
+    for path in (g1, g2, g3):
+        path.parent.mkdir()
+    ok("export-gptme", str(g2), "-w", str(two))
+    ok("import-gptme", str(g2), "-w", str(one))
+    other = {
+        "alpha": 5.0,
+        "beta": 2.0,
+        "total_selections": 5,
+        "total_rewards": 4,
+        "last_updated": "2026-11-01T00:00:00+00:00",
+    }
+    g3.write_text(json.dumps({"arms": {B: other}, "total_sessions": 5, "created": "2026-11-01T00:00:00+00:00"}))
+    ok("import-gptme", str(g3), "-w", str(one))  # b's prior now g3's (5, 2) n 5
+    assert rows(one)[B] == (5.0, 2.0, 5)
+    ok("export-gptme", str(g1), "-w", str(one))
+    assert json.loads(g1.read_text())["lesson_credit_holds"] == ["2026-11-01T00:00:00+00:00"]
+    ok("import-gptme", str(g1), "-w", str(two))  # g3's evidence and s1, none of ws2's own

@@ -33,8 +33,9 @@ def test_select_s_output_names_lessons_with_a_space_or_a_hash_that_record_reads_
     """`record --lessons-file` split each line on whitespace and cut it at any `#`: a lesson file named with a
     space (`tools/my lesson.md`) or a `#` (`tools/c#sharp.md`), as `select` prints it on a line of its own, was
     refused ('not in the lesson library: tools/my, lesson.md, tools/c'). A line that is a lesson's id is taken
-    whole; a comment starts at a `#` that begins the line or follows a space; other lines are split as before."""
-    lessons = {"tools/my lesson.md": ["rebase"], "tools/c#sharp.md": ["rebase"], "tools/a.md": ["rebase"]}
+    whole (`tools/x #y.md` too); else a comment starts at a `#` that begins the line or follows a space, and the
+    rest is split as before."""
+    lessons = {"tools/my lesson.md": ["rebase"], "tools/c#sharp.md": ["rebase"], "tools/x #y.md": ["rebase"]}
     ws = make_ws(tmp_path, lessons, journals={"j.md": "a rebase\n"})
     (ws / "ctx.txt").write_text("a rebase went wrong\n", encoding="utf-8")
     argv = ["-w", str(ws), "--session-id", "s1"]
