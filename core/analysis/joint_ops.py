@@ -403,18 +403,9 @@ def neighbourhoods(op: Centred | Gram, size: int = NEIGHBOURS, chunk: int = 512,
             return m[lo:hi].toarray()
 
     p = op.p
-    size = min(size, p - 1)
+    # the choice in single precision, on correlations: (X'X_jk - (Z'X)_j' P_k) / (root_j root_k)
+    size, index, inv_root64 = _start(op, size, np.asarray(s.diagonal(), dtype=np.float64))
     m = size + 1
-    index = np.full((p, m), -1, dtype=np.int64)
-    index[:, 0] = np.arange(p)
-
-    # the choice in single precision, on correlations: (X'X_jk - (Z'X)_j' P_k) / (root_j root_k). A column
-    # that does not vary within any baseline group (a lesson in every session at one weight) is zero once
-    # centred, up to rounding: correlated with nothing (its 1 / root would overflow and make NaNs that took
-    # a neighbour's place)
-    diag = op.gram_diag()
-    flat_column = diag <= 1e-9 * np.asarray(s.diagonal(), dtype=np.float64)
-    inv_root64 = np.where(flat_column, 0.0, 1.0 / np.sqrt(np.where(flat_column, 1.0, diag)))
     inv_root = inv_root64.astype(np.float32)
     zx32 = (op.zx * inv_root64[None, :]).astype(np.float32)
     means32 = (op.means * inv_root64[None, :]).astype(np.float32)
@@ -461,13 +452,8 @@ def _sparse_neighbourhoods(op: Centred | Gram, size: int, gram: Any) -> Neighbou
     else:
         rows_of, sizes, cross_diag = op.cross_rows, op.row_sizes(), op.cross_diagonal()
     p = op.p
-    size = min(size, p - 1)
+    size, index, inv_root = _start(op, size, cross_diag)
     m = size + 1
-    index = np.full((p, m), -1, dtype=np.int64)
-    index[:, 0] = np.arange(p)
-    diag = op.gram_diag()
-    flat_column = diag <= 1e-9 * cross_diag  # zero once centred: correlated with nothing (see `neighbourhoods`)
-    inv_root = np.where(flat_column, 0.0, 1.0 / np.sqrt(np.where(flat_column, 1.0, diag)))
     zx_r, means_r = op.zx * inv_root[None, :], op.means * inv_root[None, :]
     for lo, hi in _spans(sizes) if size > 0 else []:
         chunk = rows_of(lo, hi)
@@ -525,3 +511,19 @@ def _pair_dots(left: FloatArray, right: FloatArray, a: IntArray, b: IntArray, lo
     for k in range(left.shape[0]):
         out += left[k, a] * right[k, b]
     return out
+
+
+def _start(op: Centred | Gram, size: int, cross_diag: FloatArray) -> tuple[int, IntArray, FloatArray]:
+    """A neighbourhood's size besides its lesson (at most p - 1), the index with each column first in its own
+    row (the others -1 until chosen), and each column's 1 / root of its centred diagonal. A column that does not
+    vary within any baseline group (a lesson in every session at one weight) is zero once centred, up to rounding
+    (its centred diagonal at most 1e-9 of X'X's, `cross_diag`): 0, correlated with nothing (its 1 / root would
+    overflow and make NaNs that took a neighbour's place)."""
+    p = op.p
+    size = min(size, p - 1)
+    index = np.full((p, size + 1), -1, dtype=np.int64)
+    index[:, 0] = np.arange(p)
+    diag = op.gram_diag()
+    flat_column = diag <= 1e-9 * cross_diag
+    inv_root: FloatArray = np.where(flat_column, 0.0, 1.0 / np.sqrt(np.where(flat_column, 1.0, diag)))
+    return size, index, inv_root
