@@ -26,6 +26,7 @@ from lesson_credit.core.base.files import StoreUnavailable
 from lesson_credit.core.base.numbers import counted
 from lesson_credit.core.base.safe_json import JsonError, decode_json
 from lesson_credit.core.base.safe_read import STATE_MAX_BYTES, UnsafeFile, read_regular
+from lesson_credit.core.log.arm_names import past_cap_said
 from lesson_credit.core.log.store import StoreError
 
 if TYPE_CHECKING:
@@ -84,14 +85,17 @@ def check_state(ws: Workspace) -> StateCheck | None:
 
 
 def _foreign_said(ws: Workspace, state: dict[str, Any], added: dict[str, Any], sessions: int) -> str:
-    """What `check_state` says of another tool's update of the file that the next write logs."""
+    """What `check_state` says of another tool's update of the file that the next write logs (and leaves out: the
+    lessons past the distinct lessons a log may name)."""
     why = disagreement(state, ws.posterior(), ws.state_path.name, ws.state_keys(state))
+    added, past = ws.within_cap(added)
     counted_sessions = counted(sessions, "session")
     what = f"its increments to {counted(len(added), 'arm')}" if added else f"the {counted_sessions} it counted"
+    logs = f"logs {what}{'' if added else ', moving no arm,'} as an increments event" if added or sessions else ""
+    leaves = f"leaves out of the file {past_cap_said(past)}" if past else ""
     return (
         f"{ws.state_path.name} was updated by another tool since lesson-credit wrote it"
-        f"{'' if why is None else f' ({why})'}: the next write or `status` logs {what}"
-        f"{'' if added else ', moving no arm,'} as an increments event"
+        f"{'' if why is None else f' ({why})'}: the next write or `status` {' and '.join(filter(None, (logs, leaves)))}"
     )
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from lesson_credit.core.base.ids import one_form
+from lesson_credit.core.base.numbers import counted
 
 # The distinct lessons a log may name (its arms). Each costs every command memory and time (1,000,000 of them, a
 # 43 MB log of 1,000 sessions naming 1,000 new lessons each: `status` 28 s and 3 GB; 100,000: 3 s and 360 MB); a
@@ -62,6 +63,15 @@ class ArmNames:
             return None
         many = f"{new:,} new lesson{'s' * (new != 1)} beyond the {len(self.arm_ids):,} the log has"
         return f"{many} (a log names at most {MAX_LOG_LESSONS:,} lessons)"
+
+    def past_cap(self, lesson_ids: Iterable[str]) -> list[str]:
+        """The lessons `lesson_ids` names past the log's MAX_LOG_LESSONS, one id each, in their order: the new ones
+        (no arm yet, in any form) after the first that fit. Empty when all fit (`room_for` is None)."""
+        new: dict[str, str] = {}
+        for lesson_id in lesson_ids:
+            if self.find_arm(lesson_id) is None:
+                new.setdefault(one_form(lesson_id), lesson_id)
+        return list(new.values())[max(MAX_LOG_LESSONS - len(self.arm_ids), 0) :]
 
     def find_arm(self, lesson_id: str) -> int | None:
         """The arm a lesson id names in any form, None when the log has none (nothing is made)."""
@@ -115,3 +125,10 @@ class ArmNames:
             else:
                 self._logged[index] = logged
         return changed
+
+
+def past_cap_said(past: list[str]) -> str:
+    """`tools/d.md (and 2 more lessons) past the 100,000 lessons a log names`: the lessons `past_cap` found, named
+    by the first."""
+    more = f" (and {counted(len(past) - 1, 'more lesson')})" if len(past) > 1 else ""
+    return f"{past[0]}{more} past the {MAX_LOG_LESSONS:,} lessons a log names"

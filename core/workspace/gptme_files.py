@@ -186,7 +186,7 @@ class GptmeFiles(EarlierCopies):
             created = existing.get("created")  # (gptme keeps it: how the file is known again)
             named = created if isinstance(created, str) and created else None
             self._refuse_own_back(path, existing)
-            self._refuse_past_lessons(arm.lesson_id for arm in report.arms)
+            self._refuse_past_lessons((arm.lesson_id for arm in report.arms), path)
             event = commands.prior_event(*report.prior(), self.now_iso(), sessions=report.sessions, created=named)
             self.warnings.extend(self._append(event, adopted=own))
             return report
@@ -441,7 +441,7 @@ class GptmeFiles(EarlierCopies):
             return ImportReport(str(path), (), skipped=f"{path} {what} and holds nothing new")
         count = max(interop.file_sessions(existing), exported.sessions)
         seen = FileNumbers(exported.path, exported.created, foreign.file_counts(existing, {*changed, *carried}), count)
-        self._refuse_past_lessons(added)
+        self._refuse_past_lessons(added, path)
         event = foreign.increments_event(added, self.now_iso(), sessions, seen=seen)
         self.warnings.extend(self._append(event))
         moved = f"to {counted(len(added), 'arm')}" if added else f"{counted(sessions, 'session')} counted, no arm moved"

@@ -23,9 +23,10 @@ from lesson_credit.core.bandit import interop
 from lesson_credit.core.base.clock import iso_micro
 from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.base.files import LockHeld, StoredUnread, atomic_write, reading_back, set_aside
-from lesson_credit.core.base.ids import normalize_id
+from lesson_credit.core.base.ids import normalize_id, one_form
 from lesson_credit.core.base.numbers import counted
 from lesson_credit.core.base.safe_read import STATE_MAX_BYTES, UnsafeFile, open_regular, read_opened, read_regular
+from lesson_credit.core.log.arm_names import past_cap_said
 from lesson_credit.core.log.events import GRADE, SESSION, FileNumbers, encode
 from lesson_credit.core.log.store import StoreError
 from lesson_credit.core.workspace.analysis import Analysis
@@ -46,11 +47,14 @@ class StateFile(Analysis):
 
     appended_at: int | None = None  # the line (from 1) of the session or grade this command is appending
 
-    def _refuse_past_lessons(self, lesson_ids: Iterable[str]) -> None:
+    def _refuse_past_lessons(self, lesson_ids: Iterable[str], path: Path | str | None = None) -> None:
         """WorkspaceError (one line, nothing written) when an event naming `lesson_ids` would take the log past the
-        distinct lessons a log may name (core/log/arm_names.py MAX_LOG_LESSONS): every reader would skip it."""
-        if (why := self._reader.index.room_for(map(normalize_id, lesson_ids))) is not None:  # (as the reader does)
-            raise WorkspaceError(f"{why}; nothing written")
+        distinct lessons a log may name (core/log/arm_names.py MAX_LOG_LESSONS): every reader would skip it. With
+        the `path` of the file imported: it and the first lesson past them are named."""
+        ids = [normalize_id(lesson_id) for lesson_id in lesson_ids]  # (as the reader does)
+        if (why := self._reader.index.room_for(ids)) is not None:
+            said = why if path is None else f"{path} names {past_cap_said(self._reader.index.past_cap(ids))}"
+            raise WorkspaceError(f"{said}; nothing written")
 
     def _append(self, event: dict[str, Any], adopted: bool = False, locked: bool = True) -> tuple[str, ...]:
         """Append an event (under the lock, or a record's: `record_lock`), read it back, and rewrite the
@@ -426,6 +430,7 @@ class StateFile(Analysis):
         update = self.foreign_update(interop.read_state(self.state_path))
         if update is None:
             return False, ()
+        past: list[str] = []  # lessons past the log's cap: not logged, left out of the file rewritten
         if update != ({}, 0):
             with contextlib.nullcontext() if locked else self.log.locked():
                 if not locked:  # decided again under the lock: another command may have logged it meanwhile
@@ -434,29 +439,39 @@ class StateFile(Analysis):
                 update = self.foreign_update(existing)
                 if update is None:
                     return False, ()
-                if update != ({}, 0):
-                    if (past := self._reader.index.room_for(map(normalize_id, update[0]))) is not None:  # (skipped)
-                        raise interop.StateKept(interop.kept_message(self.state_path, f"its arms name {past}"))
+                added, past = self.within_cap(update[0])  # (an event naming them: a bad line every reader skips)
+                if (update := (added, update[1])) != ({}, 0):
                     event = foreign.increments_event(update[0], self.now_iso(), update[1], seen=self._seen(existing))
                     self._reader.own_append(lambda: self.log.append(encode(event)))
                     self.refresh()
+                if update != ({}, 0) or past:
                     self._keep_written(existing)  # (the event's `seen` says so too: the copy for a workspace moved)
         added, sessions = update
-        if not added and not sessions:  # only its stamp changed (or a file of ours saved as it was)
-            return True, ()
         name = f"{self.state_path} was updated by another tool (gptme's bandit) since lesson-credit wrote it"
+        left_out = f"its update of {past_cap_said(past)} is not logged, and is left out of the file" if past else ""
+        if not added and not sessions:  # only its stamp changed (or a file of ours saved as it was)
+            return True, (f"{name}: {left_out}",) if past else ()
         if not added:
-            return True, (
-                f"{name}: {counted(sessions, 'session')} it counted, moving no arm, "
-                f"{'is' if sessions == 1 else 'are'} logged as an increments event from "
-                f"{foreign.GPTME_BANDIT}",
+            logged = (
+                f"{counted(sessions, 'session')} it counted, moving no arm, {'is' if sessions == 1 else 'are'} logged "
+                f"as an increments event from {foreign.GPTME_BANDIT}"
             )
-        most = max(counts[2] for counts in added.values())
-        return True, (
-            f"{name}: its increments to {counted(len(added), 'arm')} (up to {counted(most, 'selection')} each) are "
-            "logged as an "
-            f"increments event from {foreign.GPTME_BANDIT}, and the file follows the log again",
-        )
+        else:
+            most = max(counts[2] for counts in added.values())
+            logged = (
+                f"its increments to {counted(len(added), 'arm')} (up to {counted(most, 'selection')} each) are "
+                f"logged as an increments event from {foreign.GPTME_BANDIT}, and the file follows the log again"
+            )
+        return True, (f"{name}: {logged}{f'; {left_out}' if past else ''}",)
+
+    def within_cap(self, added: dict[str, foreign.Counts]) -> tuple[dict[str, foreign.Counts], list[str]]:
+        """Of another tool's increments `added` (by lesson id), those the log can take, and the lessons past the
+        distinct lessons a log may name (`past_cap`, each id as the reader reads it), left out."""
+        ids = {lesson_id: normalize_id(lesson_id) for lesson_id in added}
+        if not (past := self._reader.index.past_cap(ids.values())):
+            return added, []
+        out = {one_form(lesson_id) for lesson_id in past}
+        return {lesson_id: counts for lesson_id, counts in added.items() if one_form(ids[lesson_id]) not in out}, past
 
     def state_keys(self, existing: dict[str, Any]) -> tuple[str, ...]:
         """Each arm's key in the state file: the key the file as it is names it by, when one key does

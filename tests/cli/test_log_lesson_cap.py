@@ -1,8 +1,9 @@
 """The most distinct lessons one log may name: an event that would make more is a bad line, reported with its
 number and skipped by every reader (a fresh read, an incremental one, the two-core read's halves joined), as a
 session naming too many lessons is; `record` and `import-gptme` refuse such an event with one line and write
-nothing. The cap is set to 3 here so that each case stays small (the real cap, 100,000, keeps `status` at seconds
-and hundreds of MB: a million distinct lessons in a 43 MB log took 28 s and 3 GB)."""
+nothing (an import names the file and the first lesson past them). The cap is set to 3 here so that each case
+stays small (the real cap, 100,000, keeps `status` at seconds and hundreds of MB: a million distinct lessons in a
+43 MB log took 28 s and 3 GB)."""
 
 from __future__ import annotations
 
@@ -94,7 +95,8 @@ def test_import_gptme_refuses_arms_past_them_and_writes_nothing(
     (tmp_path / "state.json").write_text(json.dumps(state), encoding="utf-8")
     before = log_bytes(ws)
     code, out, err = run(capsys, "import-gptme", "-w", str(ws), str(tmp_path / "state.json"))
-    assert code == 1 and err.endswith("(a log names at most 3 lessons); nothing written\n"), err
+    said = f"{tmp_path / 'state.json'} names d.md past the 3 lessons a log names; nothing written"
+    assert (code, out, err) == (1, "", f"lesson-credit: {said}\n")
     assert log_bytes(ws) == before
 
 
@@ -141,21 +143,24 @@ def _gptme_adds_d(path: Path) -> None:
     path.write_text(json.dumps(state, indent=2) + "\n")
 
 
-def test_gptmes_update_of_the_own_file_past_them_is_kept_not_logged(
+def test_gptmes_update_of_the_own_file_past_them_logs_the_rest_and_leaves_them_out(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Its increments event would be a bad line every reader skips: logged, then the file rewritten from the log
-    without it, gptme's update of a lost with d's. The file is kept (its update not logged), as one the log cannot
-    take: one warning, nothing appended."""
+    """An increments event naming d would be a bad line every reader skips: a's increment is logged, d is left out
+    of the file rewritten from the log, with one warning naming it."""
     ws = make_ws(tmp_path, LESSONS, events=[S1, S2])
     own = ws / STATE_REL
     assert run(capsys, "export-gptme", "-w", str(ws), str(own))[0] == 0  # the own file, ours (a, b, c)
     _gptme_adds_d(own)
-    before, kept = log_bytes(ws), own.read_bytes()
+    before = log_bytes(ws)
     payload = status(capsys, ws)
-    assert log_bytes(ws) == before and own.read_bytes() == kept  # before: an increments event, then skipped
-    assert [w for w in payload["warnings"] if "left as it is" in w and "1 new lesson beyond the 3" in w], payload
-    assert numbers(payload) == {"a.md": (2.0, 1.0, 1), "b.md": (2.0, 1.0, 1), "c.md": (1.0, 2.0, 1), "d.md": (1, 1, 0)}
+    assert log_bytes(ws) != before  # the increments event, of a alone (before: the file kept for good, a not logged)
+    assert [w for w in payload["warnings"] if "its update of d.md past the 3 lessons a log names is not logged" in w]
+    # by hand: a (2, 1) n 1 from s1 + gptme's (1, 0) n 1 = (3, 1) n 2; d never counted
+    assert numbers(payload) == {"a.md": (3.0, 1.0, 2), "b.md": (2.0, 1.0, 1), "c.md": (1.0, 2.0, 1), "d.md": (1, 1, 0)}
+    assert sorted(json.loads(own.read_text())["arms"]) == ["a.md", "b.md", "c.md"]
+    after = log_bytes(ws)
+    assert status(capsys, ws)["warnings"] == [] and log_bytes(ws) == after  # the file follows the log: nothing more
 
 
 def test_import_of_an_exported_file_past_them_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -166,5 +171,6 @@ def test_import_of_an_exported_file_past_them_is_refused(tmp_path: Path, capsys:
     _gptme_adds_d(exported)
     before = log_bytes(ws)
     code, out, err = run(capsys, "import-gptme", "-w", str(ws), str(exported))
-    assert code == 1 and err.endswith("(a log names at most 3 lessons); nothing written\n"), (out, err)
+    said = f"{exported} names d.md past the 3 lessons a log names; nothing written"
+    assert (code, out, err) == (1, "", f"lesson-credit: {said}\n")
     assert log_bytes(ws) == before  # before: exit 0, 'logged as increments', a line every reader skips
