@@ -129,6 +129,7 @@ def _select(args: argparse.Namespace) -> int:
             new_kind = _new_kind(selection.category, ws.session_categories())
         except StoreError:
             new_kind = ""
+    ws.warnings.extend(_unpassable(selection.selected))
     if args.json:
         payload = _selection_json(selection, args.dropout > 0 or bool(selection.withheld), logged)
         if new_kind:  # what the `#` summary says, for a hook that reads the JSON
@@ -157,6 +158,17 @@ def _select(args: argparse.Namespace) -> int:
         for line in warning_lines(ws):  # the log's and library's problems, as every command's; comments too
             print(_comment(f"# warning: {safe(line)}", width), file=sys.stderr)
     return 0
+
+
+def _unpassable(selected: Sequence[str]) -> list[str]:
+    """A warning for each id of `selected` that a hook cannot pass back to `record` (`read_as`: it reads another)."""
+    from lesson_credit.core.base.ids import read_as
+
+    return [
+        f"lesson {lesson_id!r}: record reads its id as {read!r}, so a hook cannot pass it back (rename its file)"
+        for lesson_id in selected
+        if (read := read_as(lesson_id)) is not None
+    ]
 
 
 def _comment(text: str, width: int | None) -> str:

@@ -61,13 +61,28 @@ _COMMENT = re.compile(r"(?:^|\s)#.*")  # a `#` that starts a line or follows a s
 
 def _lesson_ids(lines: list[str], known: Collection[str]) -> list[str]:
     """The ids a lessons file's `lines` name: each line without its comment, whole when it is a lesson's id (a
-    lesson file named with a space, as `select` prints it, one per line), else split on whitespace."""
+    lesson file named with a space, as `select` prints it, one per line) or one as `select` prints it (a control
+    code shown escaped: `tools/a\\x01.md`), else split on whitespace."""
     ids: list[str] = []
+    printed: dict[str, str] | None = None  # a lesson's id as `select` prints it -> the id, where they differ
     for line in lines:
         if (whole := line.strip()) not in known:  # (a lesson named `x #y.md` is no comment)
             whole = _COMMENT.sub("", line).strip()
+        if whole not in known and "\\x" in line:
+            printed = _printed_ids(known) if printed is None else printed
+            whole = printed.get(line.strip(), printed.get(whole, whole))
         ids.extend([whole] if whole in known else whole.split())
     return ids
+
+
+def _printed_ids(known: Collection[str]) -> dict[str, str]:
+    """Each id of `known` that `select` prints otherwise (`safe`: its control codes escaped), by how it prints it;
+    none printed as two ids are, nor as a known id (that one is meant)."""
+    printed: dict[str, str | None] = {}
+    for lesson_id in known:
+        if (shown := safe(lesson_id)) != lesson_id and shown not in known:
+            printed[shown] = None if shown in printed else lesson_id
+    return {shown: lesson_id for shown, lesson_id in printed.items() if lesson_id is not None}
 
 
 def cmd_record(args: argparse.Namespace) -> int:
@@ -269,8 +284,9 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
         "--lessons-file",
         default=None,
         metavar="FILE|-",
-        help="read the ids from a file (e.g. select's output: a line that is a lesson's id, else ids separated by "
-        "spaces; may be empty; a # at a line's start or after a space starts a comment)",
+        help="read the ids from a file (e.g. select's output: a line that is a lesson's id, or one as select prints "
+        "it, its control codes escaped, else ids separated by spaces; may be empty; a # at a line's start or after a "
+        "space starts a comment)",
     )
     p.add_argument(
         "--reward",

@@ -34,6 +34,14 @@ def normalize_id(raw: str) -> str:
     return lesson_id
 
 
+def read_as(lesson_id: str) -> str | None:
+    """The id `record` and the log's reader read the library's id `lesson_id` as (`normalize_id`) when that is
+    another (a space at its start or end, a backslash, a `lessons/` start), else None. A hook cannot pass such an
+    id from `select` back to `record`: its record is refused, or credits the other lesson."""
+    read = normalize_id(lesson_id)
+    return None if read == lesson_id else read
+
+
 def absolute_unmapped(raw: str) -> bool:
     """Whether `raw` is an absolute path with no `lessons` folder: `normalize_id` leaves it an arm of its own."""
     lesson_id = raw.replace("\\", "/").strip()

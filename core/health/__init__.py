@@ -37,6 +37,7 @@ from lesson_credit.core.health.library_checks import (
     never_salient,
     no_lessons,
     unmapped_outcomes,
+    unpassable_ids,
 )
 from lesson_credit.core.health.log_checks import (
     STATE_FINDINGS,
@@ -95,6 +96,7 @@ __all__ = [  # what this package has always offered: the dashboard, the CLI and 
     "sessions_pending",
     "stale_bandit_state",
     "unmapped_outcomes",
+    "unpassable_ids",
     "unreadable_lines",
 ]
 
@@ -119,6 +121,7 @@ CHECKS: tuple[Callable[[HealthData], list[Finding]], ...] = (
     lesson_listed_twice,
     library_config,
     lesson_problems,
+    unpassable_ids,
     category_keywords,
     dropout_lines_skipped,
     sessions_never_graded,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from lesson_credit.core.bandit.config import PENDING_OUTCOME
 from lesson_credit.core.bandit.select import names_kind
+from lesson_credit.core.base.ids import read_as
 from lesson_credit.core.base.numbers import counted
 from lesson_credit.core.health.data import (
     ERROR,
@@ -45,6 +46,27 @@ def lesson_problems(h: HealthData) -> list[Finding]:
             message = f"{kind.counted(n)}: " + names([str(p) for p in found], 3)
             items, reasons = tuple(p.path for p in found), tuple(p.reason for p in found)
             findings.append(Finding(kind.code, kind.severity, message, kind.advice, items, reasons))
+    return findings
+
+
+def unpassable_ids(h: HealthData) -> list[Finding]:
+    """Each lesson whose id `record` reads as another (`read_as`): `select` prints it; a hook cannot pass it back."""
+    findings = []
+    for lesson_id in sorted(h.known):
+        if (read := read_as(lesson_id)) is None:
+            continue
+        then = f"credits {read!r} instead" if read in h.known else "is refused (not in the lesson library)"
+        findings.append(
+            Finding(
+                "unpassable-id",
+                WARNING,
+                f"lesson {lesson_id!r}: record reads this id as {read!r}: a hook's record of a session select drew "
+                f"it for {then}",
+                "Rename the lesson's file: record and the log's reader take an id without the spaces at its ends, "
+                "a backslash as a folder's / and a leading lessons/ as gptme's prefix.",
+                (lesson_id,),
+            )
+        )
     return findings
 
 

@@ -46,3 +46,66 @@ def test_select_s_output_names_lessons_with_a_space_or_a_hash_that_record_reads_
     assert code == 0, err
     code, out, err = run(capsys, "show", "s1", "-w", str(ws), "--json")
     assert sorted(lesson["path"] for lesson in json.loads(out)["lessons"]) == sorted(lessons), out
+
+
+# Each spelled with a character `record --lessons-file` once mishandled: a no-break space, an em space, an ideographic
+# space and a tab inside the id, a zero-width space, control codes (`select` prints them escaped: `\x01`, `\x1b`,
+# `\x9b`), and a space and a `#`.
+PRINTED = [
+    "tools/nb\xa0sp.md",
+    "tools/em\u2003sp.md",
+    "tools/ideo\u3000x.md",
+    "tools/tab\tx.md",
+    "tools/zw\u200b.md",
+    "tools/ctl\x01.md",
+    "tools/esc\x1b[31m.md",
+    "tools/csi\x9b.md",
+    "tools/my lesson.md",
+    "tools/x #y.md",
+]
+
+
+def test_every_id_select_prints_is_read_back_by_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ws = make_ws(tmp_path, {lesson_id: ["rebase"] for lesson_id in PRINTED}, journals={"j.md": "a rebase\n"})
+    (ws / "ctx.txt").write_text("a rebase went wrong\n", encoding="utf-8")
+    argv = ["-w", str(ws), "--session-id", "s1"]
+    code, out, err = run(capsys, "select", *argv, "--context", str(ws / "ctx.txt"), "--k", "10", "--seed", "1")
+    assert code == 0 and len(out.splitlines()) == len(PRINTED), (out, err)
+    assert "tools/ctl\\x01.md" in out.splitlines() and "\x1b" not in out  # shown escaped, as every command shows it
+    assert [line for line in err.splitlines() if not line.startswith("# ")] == [], err  # nothing said: none to say
+    (ws / "sel.txt").write_text(out + err, encoding="utf-8")  # as a hook's `2>&1` saves them
+    code, out, err = run(capsys, "record", *argv, "--journal", "j.md", "--lessons-file", str(ws / "sel.txt"))
+    assert code == 0, err  # before: 'not in the lesson library: tools/ctl\x01.md (did you mean ...?)' and two more
+    code, out, err = run(capsys, "show", "s1", "-w", str(ws), "--json")
+    assert sorted(lesson["path"] for lesson in json.loads(out)["lessons"]) == sorted(PRINTED), out
+
+
+# Ids `record` (and the log's reader) reads as others: the spaces at an id's ends are not part of it, and a backslash
+# is a folder's `/` (a Windows path). A hook cannot pass them back: its record is refused, nothing logged.
+READ_AS = {" lead.md": "lead.md", "\xa0nbsp.md": "nbsp.md", "tools\\back.md": "tools/back.md"}
+
+
+def test_select_and_lint_say_which_ids_a_hook_cannot_pass_back(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ws = make_ws(tmp_path, {"tools/good.md": ["rebase"], **{lesson_id: ["rebase"] for lesson_id in READ_AS}})
+    (ws / "ctx.txt").write_text("a rebase went wrong\n", encoding="utf-8")
+    code, out, err = run(capsys, "select", "-w", str(ws), "--context", str(ws / "ctx.txt"), "--k", "4", "--seed", "1")
+    assert code == 0 and len(out.splitlines()) == 4, (out, err)
+    said = sorted(line for line in err.splitlines() if "cannot pass it back" in line)
+    assert said == sorted(
+        f"# warning: lesson {lesson_id!r}: record reads its id as {read!r}, so a hook cannot pass it back (rename "
+        "its file)"
+        for lesson_id, read in READ_AS.items()
+    ), err  # before: nothing said, and the hook's record refused ('not in the lesson library: lead.md, ...')
+    code, out, err = run(capsys, "select", "-w", str(ws), "--context", str(ws / "ctx.txt"), "--json", "--dry-run")
+    assert len([w for w in json.loads(out)["warnings"] if "cannot pass it back" in w]) == 3, out
+    code, out, _ = run(capsys, "lint", "-w", str(ws), "--json")
+    findings = [finding for finding in json.loads(out)["findings"] if finding["code"] == "unpassable-id"]
+    assert sorted(finding["message"] for finding in findings) == sorted(
+        f"lesson {lesson_id!r}: record reads this id as {read!r}: a hook's record of a session select drew it for "
+        "is refused (not in the lesson library)"
+        for lesson_id, read in READ_AS.items()
+    ), out  # one finding each (before: none)
+    code, out, _ = run(capsys, "lint", "-w", str(ws))
+    assert all(sum(repr(lesson_id) in line for line in out.splitlines()) == 1 for lesson_id in READ_AS), out
