@@ -7,6 +7,7 @@ the engine. Bad input exits 1 with one line on stderr and leaves the log untouch
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from collections.abc import Callable, Collection, Sequence
@@ -210,7 +211,9 @@ def main(argv: Sequence[str] | None = None, *, clock: Callable[[], Any] | None =
 
         args.func = cmd_tui
     name = args.command or "the dashboard"
-    return guarded(lambda: _dispatch(args), name, lambda logged: stored(args, logged), args)
+    commented = getattr(args, "stderr_comments", None)  # (select: its stderr's lines, its error's too, # comments)
+    with contextlib.nullcontext() if commented is None else commented(args):
+        return guarded(lambda: _dispatch(args), name, lambda logged: stored(args, logged), args)
 
 
 def _dispatch(args: argparse.Namespace) -> int:

@@ -56,11 +56,16 @@ def _read_context(args: argparse.Namespace) -> str:
 
 
 def cmd_select(args: argparse.Namespace) -> int:
-    """`select`; its table form's stderr, when not a terminal, as `#` comments line by line (`Comments`)."""
+    """`select`; the command line runs it inside `comment_stderr` (cli/main.py), its error line included."""
+    return _select(args)
+
+
+def comment_stderr(args: argparse.Namespace) -> contextlib.AbstractContextManager[object]:
+    """While it is entered, the table form's stderr, when not a terminal, as `#` comments line by line (`Comments`):
+    the command line enters it around the whole command, so a failed select's one line is a comment too."""
     if args.json or sys.stderr.isatty():
-        return _select(args)
-    with contextlib.redirect_stderr(Comments(sys.stderr)):
-        return _select(args)
+        return contextlib.nullcontext()
+    return contextlib.redirect_stderr(Comments(sys.stderr))
 
 
 class Comments(io.TextIOBase):
@@ -227,8 +232,9 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
         "Thompson-sample lessons for a context",
         "Thompson-sample the top k among the active lessons whose keywords or patterns match the\n"
         "context and whose match.session_categories, if any, name the session's kind of work\n"
-        "(--category); print the chosen ids one per line (a summary and any warnings go to\n"
-        "stderr, each line a # comment, as record --lessons-file skips them) and log a\n"
+        "(--category); print the chosen ids one per line (a summary, any warnings and an error's\n"
+        "line go to stderr, each line a # comment when not a terminal, as record --lessons-file\n"
+        "skips them; a failed select exits non-zero) and log a\n"
         "selection event with each candidate's selection probability (unless --dry-run). A\n"
         "record links to it by its session id: without --session-id the generated one is on\n"
         "stderr (in --json: session_id); pass it to record --session-id.",
@@ -294,4 +300,4 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
         help="if the database store is unreachable, select from the last known posteriors "
         "(bandit-state.json) without logging, instead of failing",
     )
-    p.set_defaults(func=cmd_select)
+    p.set_defaults(func=cmd_select, stderr_comments=comment_stderr)

@@ -118,3 +118,22 @@ def test_select_s_stderr_is_comments_also_where_a_cache_notes_it_is_rebuilt(
     argv = ["--workspace", str(ws), "--session-id", "sel1", "--journal", str(ws / "j.txt")]
     code, _, err = run(capsys, "record", *argv, "--lessons-file", str(saved))
     assert code == 0, err
+
+
+def test_a_failed_select_s_one_line_is_a_comment_too_and_exits_non_zero(
+    ws: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """select's own error line (a context file not there) was printed bare after its warnings were comments: a hook
+    saving stdout and stderr to one file (`2>&1`) handed `record --lessons-file` a line it refused as lesson ids,
+    and the session was not logged. It is a `#` comment as the rest (stderr not a terminal), one line, exit 1: the
+    record logs the session with no lessons, as none were injected. With --json it stays a bare line."""
+    argv = ["--workspace", str(ws), "--session-id", "sel1"]
+    code, out, err = run(capsys, "select", *argv, "--context", str(tmp_path / "gone.txt"))
+    assert (code, out) == (1, "")
+    assert err.splitlines() == [f"# lesson-credit: context file not found: {tmp_path / 'gone.txt'}"], err
+    saved = tmp_path / "selected.txt"
+    saved.write_text(out + err, encoding="utf-8")
+    code, _, err = run(capsys, "record", *argv, "--journal", str(ws / "j.txt"), "--lessons-file", str(saved))
+    assert code == 0, err  # before: 'not in the lesson library: lesson-credit:, context, file, ...'
+    code, out, err = run(capsys, "select", *argv, "--context", str(tmp_path / "gone.txt"), "--json")
+    assert (code, out, err) == (1, "", f"lesson-credit: context file not found: {tmp_path / 'gone.txt'}\n")
