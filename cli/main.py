@@ -177,10 +177,21 @@ def _parse(argv: Sequence[str] | None) -> tuple[argparse.ArgumentParser, argpars
         command = build_parser(()).parse_known_args(argv)[0].command
     group = COMMANDS[command][0] if command is not None else None
     parser = build_parser(None if group == WHOLE_PARSER else () if group is None else (group,), others=command is None)
-    args, extra = parser.parse_known_args(argv)
-    if extra:  # said by the command's own parser (its usage, its name), not the top level's
-        _innermost(parser, args).error(f"unrecognized arguments: {' '.join(extra)}")
+    with _usage_comments(command, words):
+        args, extra = parser.parse_known_args(argv)
+        if extra:  # said by the command's own parser (its usage, its name), not the top level's
+            _innermost(parser, args).error(f"unrecognized arguments: {' '.join(extra)}")
     return parser, args
+
+
+def _usage_comments(command: str | None, words: Sequence[str]) -> contextlib.AbstractContextManager[object]:
+    """`select`'s usage error (exit 2) as `#` comments, as its other lines on stderr when that is not a terminal:
+    a hook saving stdout and stderr to one file hands it to `record --lessons-file`, which skips comments."""
+    if command != "select" or "--json" in words or sys.stderr.isatty():
+        return contextlib.nullcontext()
+    from lesson_credit.cli.commands.selection import Comments
+
+    return contextlib.redirect_stderr(Comments(sys.stderr))
 
 
 def _innermost(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.ArgumentParser:

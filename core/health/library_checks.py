@@ -55,13 +55,17 @@ def unpassable_ids(h: HealthData) -> list[Finding]:
     for lesson_id in sorted(h.known):
         if (read := read_as(lesson_id)) is None:
             continue
-        then = f"credits {read!r} instead" if read in h.known else "is refused (not in the lesson library)"
+        then = (
+            f"credits {read!r} instead (and is refused when select drew both)"
+            if read in h.known
+            else "is refused (not in the lesson library)"
+        )
         findings.append(
             Finding(
                 "unpassable-id",
                 WARNING,
-                f"lesson {lesson_id!r}: record reads this id as {read!r}: a hook's record of a session select drew "
-                f"it for {then}",
+                f"lesson {lesson_id!r}: record reads this id as {read!r}: when select draws it, a hook passing it "
+                f"back to record {then}",
                 "Rename the lesson's file: record and the log's reader take an id without the spaces at its ends, "
                 "a backslash as a folder's / and a leading lessons/ as gptme's prefix.",
                 (lesson_id,),

@@ -137,3 +137,21 @@ def test_a_failed_select_s_one_line_is_a_comment_too_and_exits_non_zero(
     assert code == 0, err  # before: 'not in the lesson library: lesson-credit:, context, file, ...'
     code, out, err = run(capsys, "select", *argv, "--context", str(tmp_path / "gone.txt"), "--json")
     assert (code, out, err) == (1, "", f"lesson-credit: context file not found: {tmp_path / 'gone.txt'}\n")
+
+
+def test_a_select_usage_error_is_comments_too(ws: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A usage error (`--k "$K"` with K unset) is said by argparse while the command line is read, before the
+    command runs: its usage lines and its error line were bare, and `record --lessons-file` of the `2>&1` file
+    refused them as lesson ids ('usage:, lesson-credit, select, ...'), the session not logged. Every line is a
+    comment (stderr not a terminal), exit 2 as before."""
+    argv = ["--workspace", str(ws), "--session-id", "sel2"]
+    with pytest.raises(SystemExit) as exited:
+        run(capsys, "select", *argv, "--context", str(ws / "j.txt"), "--k", "")
+    out, err = capsys.readouterr()
+    assert exited.value.code == 2 and out == "", out
+    assert err.splitlines() and all(line.startswith("# ") for line in err.splitlines()), err
+    assert "select: error: argument --k" in err, err
+    saved = tmp_path / "selected.txt"
+    saved.write_text(out + err, encoding="utf-8")
+    code, _, err = run(capsys, "record", *argv, "--journal", str(ws / "j.txt"), "--lessons-file", str(saved))
+    assert code == 0, err  # before: 'not in the lesson library: usage:, lesson-credit, select, ...'

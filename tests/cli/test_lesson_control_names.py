@@ -103,9 +103,27 @@ def test_select_and_lint_say_which_ids_a_hook_cannot_pass_back(
     code, out, _ = run(capsys, "lint", "-w", str(ws), "--json")
     findings = [finding for finding in json.loads(out)["findings"] if finding["code"] == "unpassable-id"]
     assert sorted(finding["message"] for finding in findings) == sorted(
-        f"lesson {lesson_id!r}: record reads this id as {read!r}: a hook's record of a session select drew it for "
-        "is refused (not in the lesson library)"
+        f"lesson {lesson_id!r}: record reads this id as {read!r}: when select draws it, a hook passing it back to "
+        "record is refused (not in the lesson library)"
         for lesson_id, read in READ_AS.items()
     ), out  # one finding each (before: none)
     code, out, _ = run(capsys, "lint", "-w", str(ws))
     assert all(sum(repr(lesson_id) in line for line in out.splitlines()) == 1 for lesson_id in READ_AS), out
+
+
+def test_lint_says_an_id_read_as_another_lesson_credits_that_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`tools\\b.md` (a file named with a backslash) is read by record as `tools/b.md`, which the library also has:
+    a hook's record credits that lesson instead, and is refused ('lesson given twice') when select drew both."""
+    ws = make_ws(tmp_path, {"tools/b.md": ["rebase"], "tools\\b.md": ["rebase"]}, journals={"j.md": "a rebase\n"})
+    code, out, _ = run(capsys, "lint", "-w", str(ws), "--json")
+    findings = [finding for finding in json.loads(out)["findings"] if finding["code"] == "unpassable-id"]
+    assert [finding["message"] for finding in findings] == [
+        "lesson 'tools\\\\b.md': record reads this id as 'tools/b.md': when select draws it, a hook passing it back "
+        "to record credits 'tools/b.md' instead (and is refused when select drew both)"
+    ], out
+    (ws / "both.txt").write_text("tools\\b.md\ntools/b.md\n", encoding="utf-8")
+    argv = ["-w", str(ws), "--session-id", "s1", "--journal", "j.md", "--lessons-file", str(ws / "both.txt")]
+    code, out, err = run(capsys, "record", *argv)
+    assert code == 1 and "given twice" in err, (code, err)
