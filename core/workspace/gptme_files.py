@@ -325,7 +325,7 @@ class GptmeFiles(EarlierCopies):
         not an update; `import-gptme` refuses such a file, so the line says to put it back, or to delete the file
         to replace it). Arms gone from it, and nothing else changed, lose nothing: replaced."""
         try:
-            added, sessions = self.foreign_increments(existing, written, self._prunable(written))
+            added, sessions = self.foreign_increments(existing, written, self._prunable(written, existing))
         except interop.InteropError as exc:
             arms = existing.get("arms")
             there = {key: n for key, n in written.arms.items() if isinstance(arms, dict) and key in arms}
@@ -430,7 +430,7 @@ class GptmeFiles(EarlierCopies):
         them now (`seen`: the base of the next import of it), and of the `carried` keys: those of its base
         that are not the export's or our copy's (an import of the file it was copied from saw them)."""
         written = foreign.written_of(exported)
-        pruned = self._prunable(written, carried)
+        pruned = self._prunable(written, existing, carried)
         try:
             changed = foreign.increments(existing, written.arms, pruned)
             added, sessions = self.foreign_increments(existing, written, pruned)
@@ -452,15 +452,20 @@ class GptmeFiles(EarlierCopies):
         why = f"{path} {what}: its updates since, {moved}, logged as increments"
         return ImportReport(str(path), (), skipped=why)
 
-    def _prunable(self, written: foreign.Written, seen: frozenset[str] = frozenset()) -> frozenset[str]:
-        """The keys of `written` (a file of ours: an export, a copy of the own file) that gptme's `prune` with its
-        defaults may have dropped, losing nothing the log has not (an update of gptme's gives an arm a selection and
-        stamps it now): an arm never selected, and one we stamped over 90 days ago (the time of the latest session
-        that credited its lesson, which is no later in the log now; not an arm gptme updated there since: `seen`)."""
-        never = {key for key, (_, _, n, _) in written.arms.items() if n == 0}
-        post = self.posterior()
-        if not (aged := [key for key in written.arms if key not in never and key not in seen]):
+    def _prunable(
+        self, written: foreign.Written, existing: dict[str, Any], seen: frozenset[str] = frozenset()
+    ) -> frozenset[str]:
+        """The keys of `written` (a file of ours: an export, a copy of the own file) gone from the file `existing`
+        that gptme's `prune` with its defaults may have dropped, losing nothing the log has not (an update of
+        gptme's gives an arm a selection and stamps it now): an arm never selected, and one we stamped over 90 days
+        ago (the time of the latest session that credited its lesson, which is no later in the log now; not an arm
+        gptme updated there since: `seen`)."""
+        arms = existing.get("arms")
+        gone = [key for key in written.arms if key not in arms] if isinstance(arms, dict) else []
+        never = {key for key in gone if written.arms[key][2] == 0}
+        if not (aged := [key for key in gone if key not in never and key not in seen]):
             return frozenset(never)
+        post = self.posterior()
         mapper = interop.ArmMapper((lesson.id for lesson in self.library().lessons), self.library().roots)
         arm_of = {one_form(arm): index for index, arm in enumerate(post.arm_ids)}
         stamps, now = interop.last_credited(post, self._reader.session_times), self.clock()
