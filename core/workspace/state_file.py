@@ -497,9 +497,8 @@ class StateFile(Analysis):
         """`payload` naming (interop.HOLDS_KEY) the `created` of each file this log holds an import of, and no other."""
         payload.pop(interop.HOLDS_KEY, None)
         index = self._reader.index
-        files = index.prior_counts.files  # (every file imported: a file whose priors were all replaced too)
-        in_force = {files[line][1] for line in set(index.prior_from.values()) if line in files}
-        if holds := sorted(created for created in in_force if created is not None):
+        in_force = map(index.prior_counts.created_of, set(index.prior_from.values()))  # (an earlier import's too)
+        if holds := sorted({created for created in in_force if created is not None}):
             payload[interop.HOLDS_KEY] = holds
         return payload
 
