@@ -72,17 +72,20 @@ def sessions_added(state: dict[str, Any], written: Written) -> int:
 GPTME_NEW_ARM: Counts = (1.0, 1.0, 0, 0)  # an arm gptme's bandit creates starts at Beta(1, 1)
 
 
-def increments(state: dict[str, Any], written: dict[str, Counts], pruned: bool = False) -> dict[str, Counts]:
+def increments(
+    state: dict[str, Any], written: dict[str, Counts], pruned: bool | frozenset[str] = False
+) -> dict[str, Counts]:
     """Per key, what another tool added to the state file since we wrote `written` (arms it did not
     change left out; an arm it created counts from Beta(1, 1)). InteropError (why, one line) when the
     file is not `written` plus increments: an arm gone, a number that went down, a count not whole.
-    `pruned`: an arm gone is no refusal (the workspace's own file, whose arms gptme's `prune` drops: one never
-    selected, or not updated in 90 days, holds no update of gptme's, and the log holds ours)."""
+    `pruned`: an arm gone is no refusal (True: any, the workspace's own file, whose arms gptme's `prune` drops:
+    one never selected, or not updated in 90 days, holds no update of gptme's, and the log holds ours; a set: the
+    keys of those that may be so gone, as far as the log tells)."""
     arms = state.get("arms")
     if not isinstance(arms, dict):
         raise InteropError("it has no 'arms' object")
-    gone = sorted(set(written) - set(arms))
-    if gone and not pruned:
+    gone = sorted(set(written) - set(arms) - (pruned if isinstance(pruned, frozenset) else set()))
+    if gone and pruned is not True:
         raise InteropError(f"it lacks {gone[0]}, which lesson-credit wrote")
     added: dict[str, Counts] = {}
     for key, entry in arms.items():

@@ -14,9 +14,16 @@ class PriorCounts:
 
     def __init__(self) -> None:
         self.files: dict[int, tuple[int, str | None]] = {}
+        self.earlier: dict[int, str | None] = {}  # an earlier import of a file imported again: its `created`
 
     def total(self) -> int:
         return sum(count for count, _ in self.files.values())
+
+    def created_of(self, line: int) -> str | None:
+        """The `created` of the file the prior event at `line` imported, its latest import or an earlier one (an
+        arm's prior may still come from that: a file imported again naming fewer arms). None: none said, or no
+        such event."""
+        return self.files[line][1] if line in self.files else self.earlier.get(line)
 
     def of(self, line: int) -> int:
         """The count of the file the prior event at `line` imported (0: none, or replaced since)."""
@@ -34,17 +41,24 @@ class PriorCounts:
             return at in before and at not in after  # (wholly replaced by this one)
 
         same = [at for at, (_, was) in self.files.items() if same_file(at, was)]
-        counts = [self.files.pop(at)[0] for at in same]
+        counts = []
+        for at in same:
+            count, self.earlier[at] = self.files.pop(at)
+            counts.append(count)
         self.files[line] = (max([sessions, *counts]), created)
 
     def plain(self) -> list[Any]:
         """As plain values (the parsed-log cache's head)."""
-        return [[line, count, created] for line, (count, created) in self.files.items()]
+        files = [[line, count, created] for line, (count, created) in self.files.items()]
+        return [files, [[line, created] for line, created in self.earlier.items()]]
 
     @classmethod
     def of_plain(cls, plain: list[Any]) -> PriorCounts:
         """The `plain()` values back (TypeError, ValueError... when they are not)."""
         counts = cls()
-        for line, count, created in plain:
+        files, earlier = plain
+        for line, count, created in files:
             counts.files[int(line)] = (int(count), None if created is None else str(created))
+        for line, created in earlier:
+            counts.earlier[int(line)] = None if created is None else str(created)
         return counts

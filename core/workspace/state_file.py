@@ -370,11 +370,12 @@ class StateFile(Analysis):
             return None
 
     def foreign_increments(
-        self, state: dict[str, Any], written: foreign.Written | None = None
+        self, state: dict[str, Any], written: foreign.Written | None = None, pruned: frozenset[str] = frozenset()
     ) -> tuple[dict[str, foreign.Counts], int]:
         """Per lesson id, what another tool added to the parsed state file `state` since we wrote the file
         it grew from (`written`; default: its copy, or the log's arms told apart, `_written`), and the sessions
-        it counted meanwhile; InteropError (why) when that cannot be known."""
+        it counted meanwhile; InteropError (why) when that cannot be known. The keys of `written` that gptme's
+        `prune` may have dropped (`pruned`) may be gone; from the own file (no `written`), any."""
         found = written or self._written_or_why(state)
         if isinstance(found, str):
             created = state.get("created")
@@ -383,8 +384,8 @@ class StateFile(Analysis):
             raise interop.InteropError(f"no copy of the file lesson-credit wrote that it grew from{named}{why}")
         mapper = interop.ArmMapper((lesson.id for lesson in self.library().lessons), self.library().roots)
         by_id: dict[str, foreign.Counts] = {}
-        pruned = written is None  # (the own file: an arm gptme's prune dropped loses nothing)
-        for key, (a, b, n, r) in foreign.increments(state, found.arms, pruned).items():  # two keys of a lesson: both
+        gone: bool | frozenset[str] = written is None or pruned  # (an arm gptme's prune dropped loses nothing)
+        for key, (a, b, n, r) in foreign.increments(state, found.arms, gone).items():  # two keys of a lesson: both
             was = by_id.get(lesson_id := mapper.map(key)[0], (0.0, 0.0, 0, 0))
             by_id[lesson_id] = (was[0] + a, was[1] + b, was[2] + n, was[3] + r)
         return by_id, foreign.sessions_added(state, found)
@@ -511,9 +512,8 @@ class StateFile(Analysis):
         """`payload` naming (interop.HOLDS_KEY) the `created` of each file this log holds an import of, and no other."""
         payload.pop(interop.HOLDS_KEY, None)
         index = self._reader.index
-        files = index.prior_counts.files  # (every file imported: a file whose priors were all replaced too)
-        in_force = {files[line][1] for line in set(index.prior_from.values()) if line in files}
-        if holds := sorted(created for created in in_force if created is not None):
+        in_force = map(index.prior_counts.created_of, set(index.prior_from.values()))  # (an earlier import's too)
+        if holds := sorted({created for created in in_force if created is not None}):
             payload[interop.HOLDS_KEY] = holds
         return payload
 

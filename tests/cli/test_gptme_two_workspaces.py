@@ -14,7 +14,7 @@ from pathlib import Path
 
 from tests.support.cli_run import run_cli
 from tests.support.engine_helpers import LOG_REL, STATE_REL, make_workspace, session
-from tests.support.two_arms import LESSONS, A, B, ok, rows
+from tests.support.two_arms import GPTME_TIME, LESSONS, A, B, ok, rows
 
 START = dt.datetime(2026, 12, 6, 9, 0, tzinfo=dt.UTC)
 
@@ -137,3 +137,34 @@ def test_a_file_whose_imported_prior_was_replaced_names_only_the_one_in_force(tm
     ok("export-gptme", str(g1), "-w", str(one))
     assert json.loads(g1.read_text())["lesson_credit_holds"] == ["2026-11-01T00:00:00+00:00"]
     ok("import-gptme", str(g1), "-w", str(two))  # g3's evidence and s1, none of ws2's own
+
+
+def test_a_file_holding_an_arm_of_an_earlier_import_of_a_file_imported_again_names_that_file(tmp_path: Path) -> None:
+    """ws2 imports ws1's export g1 (a and b), then g1 again once gptme's prune dropped b there (its stamp over 90
+    days old) and gptme's session moved a: b's prior in force is still the first import's, ws1's s1 inside. Then
+    another bandit's file y replaces a's prior. g2, exported after, named y's `created` alone, and ws1's import of
+    it took s1 a second time: b (3, 1) n 2 for its one session's (2, 1) n 1."""
+    events = [session("s1", 1.0, {B: 1.0}, timestamp="2026-06-01T10:00:00Z"), session("s2", 1.0, {A: 1.0})]
+    one = make_workspace(tmp_path, LESSONS, events=events)  # a (2, 1) n 1, b (2, 1) n 1
+    two = make_workspace(tmp_path, LESSONS, name="ws2")
+    g1, g2, y = (tmp_path / name / "bandit-state.json" for name in ("g1", "g2", "y"))
+    for path in (g1, g2, y):
+        path.parent.mkdir()
+    ok("export-gptme", str(g1), "-w", str(one))
+    ok("import-gptme", str(g1), "-w", str(two))  # b's prior (2, 1) n 1: s1
+    state = json.loads(g1.read_text())
+    del state["arms"][B]  # gptme's prune (b's stamp is s1's, 2026-06-01), then its session on a at reward 1
+    state["arms"][A].update(alpha=3.0, total_selections=2, total_rewards=2, last_updated=GPTME_TIME)
+    state["total_sessions"] += 1
+    g1.write_text(json.dumps(state, indent=2) + "\n")
+    ok("import-gptme", str(g1), "-w", str(two))  # a's prior (3, 1) n 2; b's still the first import's
+    other = {"arm_id": A, "alpha": 1.0, "beta": 2.0, "total_selections": 1, "total_rewards": 0}
+    y.write_text(json.dumps({"arms": {A: other}, "total_sessions": 1, "created": GPTME_TIME}))
+    ok("import-gptme", str(y), "-w", str(two))  # a's prior now y's (1, 2) n 1
+    assert rows(two) == {A: (1.0, 2.0, 1), B: (2.0, 1.0, 1)}
+    ok("export-gptme", str(g2), "-w", str(two))
+    assert json.loads(g2.read_text())["lesson_credit_holds"] == sorted([state["created"], GPTME_TIME])
+    log_one = (one / LOG_REL).read_bytes()
+    code, _, err = run_cli("import-gptme", str(g2), "-w", str(one))
+    assert code == 1 and "this workspace's own sessions" in err and (one / LOG_REL).read_bytes() == log_one, err
+    assert rows(one) == {A: (2.0, 1.0, 1), B: (2.0, 1.0, 1)}
