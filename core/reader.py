@@ -36,7 +36,7 @@ from lesson_credit.core.log.logcheck import PrefixDigest
 from lesson_credit.core.log.snapshot import FoldData
 from lesson_credit.core.log.store import EventLog, LogProblem, ReadResult
 from lesson_credit.core.log.stores import is_local, log_cache, prefix_check, session_agents
-from lesson_credit.core.log.unrecorded import selected_never_recorded
+from lesson_credit.core.log.unrecorded import recorded_unselected, selected_never_recorded
 from lesson_credit.core.log.usage import lesson_usage
 from lesson_credit.core.log.vocab import decode_lines
 from lesson_credit.core.model.settings import CreditSettings
@@ -512,6 +512,11 @@ class LogReader:
         """(session id, line of its latest selection) of the sessions selected but never recorded, though a
         later session was (core/log/unrecorded.py), in the order of those lines."""
         return selected_never_recorded(self.index)
+
+    def recorded_unselected(self, back: int) -> tuple[list[str], str | None]:
+        """The sessions recorded last with no selection logged for them, and the one before them that had one
+        (core/log/unrecorded.py)."""
+        return recorded_unselected(self.index, back)
 
     def session_columns(self, n: int) -> SessionFields:
         index = self.index

@@ -98,6 +98,7 @@ class HealthData:
     records: tuple[RecordFinding, ...] = ()  # what the gptme-sessions records' reading and joins found (lint)
     dropout_problems: tuple[str, ...] = ()  # lines and files of the dropout logs not used, a line each
     never_recorded: tuple[tuple[str, int], ...] = ()  # (session id, line of its selection): selected, no record
+    unselected: tuple[tuple[str, ...], str | None] = ((), None)  # the last sessions with no selection, the one before
     lesson_kinds: dict[str, tuple[str, ...]] = field(default_factory=dict)  # active lesson -> its kinds of work, if any
     session_kinds: frozenset[str] = frozenset()  # the sessions' kinds of work (categories), as logged
     category_problems: dict[str, list[str]] = field(default_factory=dict)  # [categories] name -> keywords not used
@@ -142,10 +143,16 @@ def gather(ws: Workspace) -> HealthData:
         records=tuple(record_findings(records_health(ws.records()))) if ws.session_records.file().present else (),
         dropout_problems=dropout_log(ws.root, library).problems,
         never_recorded=tuple(ws.selected_never_recorded()),
+        unselected=_unselected(ws),
         lesson_kinds=kinds,
         session_kinds=session_kinds,
         category_problems=category_problems(ws.config.categories),
     )
+
+
+def _unselected(ws: Workspace) -> tuple[tuple[str, ...], str | None]:
+    tail, before = ws.recorded_without_selection()
+    return tuple(tail), before
 
 
 def _session_kinds(ws: Workspace) -> frozenset[str]:

@@ -136,6 +136,27 @@ def selected_never_recorded(h: HealthData) -> list[Finding]:
     ]
 
 
+MIN_UNSELECTED = 3  # sessions recorded in a row with no selection after a selected one: a hook's select failing?
+
+
+def recorded_without_selection(h: HealthData) -> list[Finding]:
+    tail, before = h.unselected
+    if len(tail) < MIN_UNSELECTED:
+        return []
+    return [
+        Finding(
+            "recorded-without-selection",
+            WARNING,
+            f"the last {counted(len(tail), 'session')} {agree(len(tail), 'was', 'were')} recorded with no selection "
+            f"logged for {agree(len(tail), 'it', 'them')}, though {before} before them had one: " + names(list(tail)),
+            "A hook's `select` may be failing (a context file moved, a bad option): its error line is a # comment in "
+            "the file `record --lessons-file` reads, so each session is logged with no lessons. Run the hook's "
+            "`select` by hand and read what it says. Sessions recorded on purpose without `select` need nothing.",
+            tail,
+        )
+    ]
+
+
 # Rewards that carry no information.
 
 

@@ -1,6 +1,7 @@
 """Sessions selected but never recorded: a `select` logged for a session id that no session record has,
 though a later session was recorded (a session-end hook that did not run or failed). A session still
-running has no record after its selection yet and is not one of them.
+running has no record after its selection yet and is not one of them. And the other way: the sessions
+recorded last with no selection logged for them (a hook whose `select` failed still records).
 
 Read from the log index without a pass over the log or over every selection: the parsed-log cache's
 blocks keep their records' and their selections' ids as 64-bit hashes (core/log/lookup.py), compared as
@@ -32,6 +33,24 @@ def selected_never_recorded(index: LogIndex) -> list[tuple[str, int]]:
         latest[session_id] = max(line, latest.get(session_id, line))
     found = [(session_id, line) for session_id, line in latest.items() if line < last_record]
     return sorted(found, key=lambda item: item[1])
+
+
+def recorded_unselected(index: LogIndex, back: int) -> tuple[list[str], str | None]:
+    """The ids of the sessions recorded last that no selection names (in log order), and the latest session before
+    them that one names; ([], None) when none of the last `back` sessions is named by one. Ids the cached blocks'
+    selections name are compared by hash (a hash two ids share counts as selected), the rest by id."""
+    n = index.n_sessions
+    held = {s.session_id for _, s in index.selections.between(_held_from(index.selections), len(index.selections))}
+    hashes = [chunk.table()[0] for chunk in index.selection_chunks]
+    cached: U64 = np.sort(np.concatenate([np.zeros(0, np.uint64), *hashes]))
+    recent = index.session_ids.between(max(n - back, 0), n)
+    named = among(cached, id_hashes(recent)) | np.fromiter((s in held for s in recent), bool, len(recent))
+    tail: list[str] = []
+    for session_id, selected in zip(reversed(recent), reversed(named.tolist()), strict=True):
+        if selected:
+            return tail[::-1], session_id
+        tail.append(session_id)
+    return [], None
 
 
 def _unmatched(index: LogIndex) -> list[tuple[int, str]]:

@@ -316,6 +316,13 @@ class Reading(WorkspaceBase):
         self.data()
         return self._reader.selected_never_recorded()
 
+    def recorded_without_selection(self, back: int = 1_000) -> tuple[list[str], str | None]:
+        """The ids of the sessions recorded last with no selection logged for them (in log order), and the latest
+        session before them that had one; ([], None) when none of the last `back` sessions had one (a log whose
+        sessions are recorded without `select`)."""
+        self.data()
+        return self._reader.recorded_unselected(back)
+
     def explain(
         self,
         session_id: str,

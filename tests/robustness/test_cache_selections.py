@@ -87,3 +87,23 @@ def test_only_the_blocks_with_such_a_selection_have_their_selections_read(
     # lost-a goes with the block of the sessions before it (rows 0-7), lost-b with rows 16-23: two of four blocks
     assert len(blobs) == 2
     assert len({block for block, name in read if name == "sel_hashes"}) == 4
+
+
+def test_the_sessions_recorded_last_without_a_selection_are_found_in_cached_blocks_and_in_memory(
+    tmp_path: Path,
+) -> None:
+    """`lint`'s `recorded-without-selection`: r30 is selected (cached in a block once the log is read again), then
+    x31..x33 are recorded with none (x31 cached, the rest appended after the cache: in memory)."""
+    root = _workspace(tmp_path)
+    with (root / LOG_REL).open("a") as log:
+        log.write(_selection("r30") + _session("r30") + _session("x31"))
+    Workspace(root).data()  # the cache rewritten: r30's selection and x31 in its blocks
+    with (root / LOG_REL).open("a") as log:
+        log.write(_session("x32") + _session("x33"))
+    expected = (["x31", "x32", "x33"], "r30")
+    assert Workspace(root, use_cache=False).recorded_without_selection() == expected
+    ws = Workspace(root)
+    ws.data()
+    assert ws._reader.index.lookup.stored == 32 and len(ws._reader.index.selections.tail()) == 0  # all cached
+    assert ws.recorded_without_selection() == expected
+    assert ws.recorded_without_selection(back=3) == ([], None)  # none of the last 3 selected: not told
