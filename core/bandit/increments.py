@@ -13,7 +13,7 @@ from typing import Any
 import msgspec
 from msgspec import Struct
 
-from lesson_credit.core.bandit.interop import MAX_COUNT, InteropError, arm_number, file_sessions, shown_number
+from lesson_credit.core.bandit.interop import MAX_COUNT, ArmGone, InteropError, arm_number, file_sessions, shown_number
 from lesson_credit.core.base.sealed import seal, unseal
 from lesson_credit.core.log.events import EXPORT, FileNumbers
 
@@ -72,21 +72,22 @@ def sessions_added(state: dict[str, Any], written: Written) -> int:
 GPTME_NEW_ARM: Counts = (1.0, 1.0, 0, 0)  # an arm gptme's bandit creates starts at Beta(1, 1)
 
 
-def increments(
-    state: dict[str, Any], written: dict[str, Counts], pruned: bool | frozenset[str] = False
-) -> dict[str, Counts]:
+def increments(state: dict[str, Any], written: dict[str, Counts], pruned: bool = False) -> dict[str, Counts]:
     """Per key, what another tool added to the state file since we wrote `written` (arms it did not
     change left out; an arm it created counts from Beta(1, 1)). InteropError (why, one line) when the
     file is not `written` plus increments: an arm gone, a number that went down, a count not whole.
-    `pruned`: an arm gone is no refusal (True: any, the workspace's own file, whose arms gptme's `prune` drops:
-    one never selected, or not updated in 90 days, holds no update of gptme's, and the log holds ours; a set: the
-    keys of those that may be so gone, as far as the log tells)."""
+    `pruned`: an arm gone is no refusal (the workspace's own file, whose arms gptme's `prune` drops: one never
+    selected, or not updated in 90 days, holds no update of gptme's, and the log holds ours)."""
     arms = state.get("arms")
     if not isinstance(arms, dict):
         raise InteropError("it has no 'arms' object")
-    gone = sorted(set(written) - set(arms) - (pruned if isinstance(pruned, frozenset) else set()))
-    if gone and pruned is not True:
-        raise InteropError(f"it lacks {gone[0]}, which lesson-credit wrote")
+    gone = sorted(set(written) - set(arms))
+    if gone and not pruned:
+        alpha, beta, n, rewards = written[gone[0]]
+        raise ArmGone(
+            f"it lacks {gone[0]}, which lesson-credit wrote as alpha {shown_number(alpha)}, beta "
+            f"{shown_number(beta)}, {n} selections, {rewards} rewards"
+        )
     added: dict[str, Counts] = {}
     for key, entry in arms.items():
         if not isinstance(entry, dict):

@@ -50,6 +50,11 @@ class InteropError(UserError):
     pass
 
 
+class ArmGone(InteropError):
+    """An arm lesson-credit wrote is gone from a file another tool saved (gptme's `prune` drops arms never
+    selected or not updated in 90 days): its updates, if any, are not there to read."""
+
+
 class ImportedArm(Struct, frozen=True):
     source_id: str  # as written in the file
     lesson_id: str  # as logged

@@ -9,7 +9,6 @@ exported numbers is never counted twice, whatever local files are gone.
 from __future__ import annotations
 
 import contextlib
-import datetime as dt
 import hashlib
 import os
 from pathlib import Path
@@ -33,7 +32,6 @@ from lesson_credit.core.workspace.late_evidence import COPY_TIME
 
 EXPORTED = "was exported from this log"  # how an import names the file it takes increments from
 OWN_COPY = "is a copy of a bandit-state.json this workspace wrote"
-PRUNE_DAYS = 90  # gptme's `prune` drops an arm whose `last_updated` is more than 90 whole days old (its default)
 IMPORT_REFUSED = "nothing imported (run import-gptme again in a few seconds)"  # a file being saved
 EARLIER = "is an earlier copy of this workspace's bandit-state.json"  # known by its arms' `last_updated` alone
 
@@ -325,7 +323,7 @@ class GptmeFiles(EarlierCopies):
         not an update; `import-gptme` refuses such a file, so the line says to put it back, or to delete the file
         to replace it). Arms gone from it, and nothing else changed, lose nothing: replaced."""
         try:
-            added, sessions = self.foreign_increments(existing, written, self._prunable(written, existing))
+            added, sessions = self.foreign_increments(existing, written)
         except interop.InteropError as exc:
             arms = existing.get("arms")
             there = {key: n for key, n in written.arms.items() if isinstance(arms, dict) and key in arms}
@@ -430,49 +428,29 @@ class GptmeFiles(EarlierCopies):
         them now (`seen`: the base of the next import of it), and of the `carried` keys: those of its base
         that are not the export's or our copy's (an import of the file it was copied from saw them)."""
         written = foreign.written_of(exported)
-        pruned = self._prunable(written, existing, carried)
         try:
-            changed = foreign.increments(existing, written.arms, pruned)
-            added, sessions = self.foreign_increments(existing, written, pruned)
+            changed = foreign.increments(existing, written.arms)
+            added, sessions = self.foreign_increments(existing, written)
         except interop.InteropError as exc:
+            advice = (  # (gptme's prune: as another bandit's file, the log's evidence in it would count twice)
+                "if gptme's `prune` dropped it, put the arm back with those numbers and import it again"
+                if isinstance(exc, interop.ArmGone)
+                else 'if it is another bandit\'s file now, delete its "created" key and import it again'
+            )
             raise WorkspaceError(
                 f"{path} {what} and changed since otherwise than by another "
-                f"tool's updates ({exc}): importing it would count the log's evidence twice; nothing logged "
-                f'(if it is another bandit\'s file now, delete its "created" key and import it again)'
+                f"tool's updates ({exc}): importing it would count the log's evidence twice; nothing logged ({advice})"
             ) from None
         if not added and not sessions:
             return ImportReport(str(path), (), skipped=f"{path} {what} and holds nothing new")
         count = max(interop.file_sessions(existing), exported.sessions)
-        kept = carried.intersection(existing["arms"])  # (not a key gptme's prune dropped since)
-        seen = FileNumbers(exported.path, exported.created, foreign.file_counts(existing, {*changed, *kept}), count)
+        seen = FileNumbers(exported.path, exported.created, foreign.file_counts(existing, {*changed, *carried}), count)
         self._refuse_past_lessons(added, path)
         event = foreign.increments_event(added, self.now_iso(), sessions, seen=seen)
         self.warnings.extend(self._append(event))
         moved = f"to {counted(len(added), 'arm')}" if added else f"{counted(sessions, 'session')} counted, no arm moved"
         why = f"{path} {what}: its updates since, {moved}, logged as increments"
         return ImportReport(str(path), (), skipped=why)
-
-    def _prunable(
-        self, written: foreign.Written, existing: dict[str, Any], seen: frozenset[str] = frozenset()
-    ) -> frozenset[str]:
-        """The keys of `written` (a file of ours: an export, a copy of the own file) gone from the file `existing`
-        that gptme's `prune` with its defaults may have dropped, losing nothing the log has not (an update of
-        gptme's gives an arm a selection and stamps it now): an arm never selected, and one we stamped over 90 days
-        ago (the time of the latest session that credited its lesson, which is no later in the log now; not an arm
-        gptme updated there since: `seen`)."""
-        arms = existing.get("arms")
-        gone = [key for key in written.arms if key not in arms] if isinstance(arms, dict) else []
-        never = {key for key in gone if written.arms[key][2] == 0}
-        if not (aged := [key for key in gone if key not in never and key not in seen]):
-            return frozenset(never)
-        post = self.posterior()
-        mapper = interop.ArmMapper((lesson.id for lesson in self.library().lessons), self.library().roots)
-        arm_of = {one_form(arm): index for index, arm in enumerate(post.arm_ids)}
-        stamps, now = interop.last_credited(post, self._reader.session_times), self.clock()
-        for key in aged:
-            index = arm_of.get(one_form(mapper.map(key)[0]))
-            never.update([key] if index is not None and _pruned_by_age(stamps[index], now) else [])
-        return frozenset(never)
 
     def _imported_already(self, report: ImportReport) -> bool:
         """Whether every arm of `report` is the prior in force for its lesson, from an import that counted
@@ -485,13 +463,3 @@ class GptmeFiles(EarlierCopies):
             index.priors.get(keys[arm]) == prior and index.prior_rewards.get(keys[arm], 0) == rewards.get(arm, 0)
             for arm, prior in arms.items()
         )
-
-
-def _pruned_by_age(stamp: str | None, now: dt.datetime) -> bool:
-    """Whether gptme's `prune` (its defaults) drops an arm stamped `stamp` by its age, now: over PRUNE_DAYS whole
-    days old (a stamp it cannot read, or one without a zone, it never prunes so: it fails on it)."""
-    try:
-        moment = dt.datetime.fromisoformat(stamp) if stamp else None
-    except ValueError:
-        return False
-    return moment is not None and moment.tzinfo is not None and (now - moment).days > PRUNE_DAYS

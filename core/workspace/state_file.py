@@ -370,12 +370,11 @@ class StateFile(Analysis):
             return None
 
     def foreign_increments(
-        self, state: dict[str, Any], written: foreign.Written | None = None, pruned: frozenset[str] = frozenset()
+        self, state: dict[str, Any], written: foreign.Written | None = None
     ) -> tuple[dict[str, foreign.Counts], int]:
         """Per lesson id, what another tool added to the parsed state file `state` since we wrote the file
         it grew from (`written`; default: its copy, or the log's arms told apart, `_written`), and the sessions
-        it counted meanwhile; InteropError (why) when that cannot be known. The keys of `written` that gptme's
-        `prune` may have dropped (`pruned`) may be gone; from the own file (no `written`), any."""
+        it counted meanwhile; InteropError (why) when that cannot be known."""
         found = written or self._written_or_why(state)
         if isinstance(found, str):
             created = state.get("created")
@@ -384,8 +383,8 @@ class StateFile(Analysis):
             raise interop.InteropError(f"no copy of the file lesson-credit wrote that it grew from{named}{why}")
         mapper = interop.ArmMapper((lesson.id for lesson in self.library().lessons), self.library().roots)
         by_id: dict[str, foreign.Counts] = {}
-        gone: bool | frozenset[str] = written is None or pruned  # (an arm gptme's prune dropped loses nothing)
-        for key, (a, b, n, r) in foreign.increments(state, found.arms, gone).items():  # two keys of a lesson: both
+        pruned = written is None  # (the own file: an arm gptme's prune dropped loses nothing)
+        for key, (a, b, n, r) in foreign.increments(state, found.arms, pruned).items():  # two keys of a lesson: both
             was = by_id.get(lesson_id := mapper.map(key)[0], (0.0, 0.0, 0, 0))
             by_id[lesson_id] = (was[0] + a, was[1] + b, was[2] + n, was[3] + r)
         return by_id, foreign.sessions_added(state, found)
