@@ -30,6 +30,7 @@ All of it is vectorised over the fold's entry arrays; scipy.special is imported 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
@@ -558,9 +559,18 @@ def loo_payload(
             "dropout_sessions": dropout_sessions,
             "dropout_problems": list(dropout_problems),
         },
-        "results": [{"path": gptme_key(r.path), "lesson": r.path, **r.as_json(with_path=False)} for r in results],
+        "results": [{"path": key, "lesson": r.path, **r.as_json(with_path=False)} for key, r in gptme_keys(results)],
         **flat,
     }
+
+
+def gptme_keys(results: Sequence[LooResult]) -> list[tuple[str, LooResult]]:
+    """Each result with the name gptme's lessons MCP server looks its file up by (`gptme_key`); where two
+    lessons share that name (`tools/git/worktree.md`, `workflow/git/worktree.md`), each is named by its id
+    instead, which the server looks no file up by: it would give both files the delta listed last."""
+    keys = [gptme_key(r.path) for r in results]
+    counts = Counter(keys)
+    return [(key if counts[key] == 1 else r.path, r) for key, r in zip(keys, results, strict=True)]
 
 
 def gptme_key(lesson_id: str) -> str:
