@@ -137,6 +137,7 @@ def loo(
         "dropout_sessions": len(dropout),
         "dropout_problems": dropout.problems,
         "effect_method": None if joint is None else joint.method(),
+        "library_ids": tuple(lesson.id for lesson in library.lessons),  # the files gptme's lessons server reads
     }
     return results, meta
 

@@ -145,3 +145,26 @@ def test_two_lessons_gptme_names_alike_get_no_score_from_the_mcp_server(tmp_path
     # our own fields still name each lesson, and the reader taking the file as one map finds both
     assert by_lesson[NESTED]["path"] == NESTED and by_lesson[TWIN]["path"] == TWIN
     assert dashboard_reads(data)[NESTED] == by_lesson[NESTED]["delta"]
+
+
+def test_a_root_lesson_is_no_fallback_for_a_lesson_of_its_stem_in_a_folder(tmp_path: Path) -> None:
+    """The MCP server looks `tools/plain.md` up as `tools/plain`, then as `plain`: the root lesson `plain.md`'s key.
+    A `tools/plain.md` with no delta of its own (here: in no session) read the root lesson's (+0.3)."""
+    lessons = {**LESSONS, "tools/plain.md": (["plainer"], "active")}
+    # ROOT_LEVEL rides with A: with it 6 sessions of mean 0.8, without 25 of mean 0.5, so +0.3
+    events = [
+        {**e, "lessons": [*e["lessons"], {"path": ROOT_LEVEL}]} if any(x["path"] == A for x in e["lessons"]) else e
+        for e in crafted_events()
+        if e["base_reward"] is not None
+    ]
+    root = make_workspace(tmp_path, lessons=lessons, events=events)
+    code, _, err = run_cli("loo", "--workspace", str(root))
+    assert code == 0, err
+    data = json.loads((root / "state" / "lesson-thompson" / "loo-results.json").read_text())
+    by_lesson = {r["lesson"]: r for r in data["results"]}
+    assert by_lesson[ROOT_LEVEL]["delta"] == pytest.approx(0.3) and "tools/plain.md" not in by_lesson
+    read = mcp_reads(data, root / "lessons")
+    assert "tools/plain.md" not in read and ROOT_LEVEL not in read
+    others = {lesson: row["delta"] for lesson, row in by_lesson.items() if lesson != ROOT_LEVEL}
+    assert read == {lesson: delta for lesson, delta in others.items() if delta is not None}
+    assert by_lesson[ROOT_LEVEL]["path"] == ROOT_LEVEL  # named by its id
