@@ -193,6 +193,21 @@ def _unknown_kept_problem(directory: Path, sessions: Sequence[str]) -> str:
     )
 
 
+def unlogged_problem(directory: Path, randomized: Mapping[str, Randomized], logged: Sequence[str]) -> str | None:
+    """The lessons with a randomized estimate that no logged session names (gptme's auto-include kept and withheld
+    them; the hook recorded only what `select` chose): `loo` has a row for the log's lessons only, so their
+    estimates are said here, or nowhere."""
+    arms = set(logged)
+    lost = [(lesson, r) for lesson, r in sorted(randomized.items()) if r.estimate is not None and lesson not in arms]
+    if not lost:
+        return None
+    shown = [f"{lesson} {r.estimate:+.3f} ({r.n_kept} kept, {r.n_withheld} withheld)" for lesson, r in lost]
+    return (
+        f"{directory}: {counted(len(lost), 'lesson')} with a randomized estimate in no logged session, so in no "
+        f"row: {listed(shown, 3, '; ')}; record the lessons gptme includes (`record --during`)"
+    )
+
+
 def randomized_effects(
     log: DropoutLog, row_of: Callable[[str], int | None], base: FloatArray, min_side: int = MIN_SIDE
 ) -> dict[str, Randomized]:
