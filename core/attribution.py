@@ -112,7 +112,7 @@ def loo(
     """Joint effect and leave-one-out lift per lesson, and the counts behind them (sessions
     without logged propensities, sessions with a dropout record). `joint`: the log's joint fit when
     the caller has it (`Workspace.joint_fit`); `design`: the log's design (`build_design` at `floor`)."""
-    from lesson_credit.core.analysis.dropout import randomized_effects
+    from lesson_credit.core.analysis.dropout import DROPOUT_DIR, randomized_effects, unlogged_problem
 
     candidacies = candidacies_of(reader.index, data)
     dropout = dropout_log(root, library, reader.index.shown)
@@ -132,11 +132,13 @@ def loo(
         design=design,
         session_ids=reader.session_ids(),
     )
+    unlogged = unlogged_problem(root / DROPOUT_DIR, randomized or {}, data.arm_ids)
     meta: dict[str, Any] = {
         "sessions_without_propensity": candidacies.sessions_without,
         "dropout_sessions": len(dropout),
-        "dropout_problems": dropout.problems,
+        "dropout_problems": (*dropout.problems, *([unlogged] if unlogged else [])),
         "effect_method": None if joint is None else joint.method(),
+        "library_ids": tuple(lesson.id for lesson in library.lessons),  # the files gptme's lessons server reads
     }
     return results, meta
 

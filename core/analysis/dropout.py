@@ -193,6 +193,21 @@ def _unknown_kept_problem(directory: Path, sessions: Sequence[str]) -> str:
     )
 
 
+def unlogged_problem(directory: Path, randomized: Mapping[str, Randomized], logged: Sequence[str]) -> str | None:
+    """The lessons with a randomized estimate that no logged session names (gptme's auto-include kept and withheld
+    them; the hook recorded only what `select` chose): `loo` has a row for the log's lessons only, so their
+    estimates are said here, or nowhere."""
+    arms = set(logged)
+    lost = [(lesson, r) for lesson, r in sorted(randomized.items()) if r.estimate is not None and lesson not in arms]
+    if not lost:
+        return None
+    shown = [f"{lesson} {r.estimate:+.3f} ({r.n_kept} kept, {r.n_withheld} withheld)" for lesson, r in lost]
+    return (
+        f"{directory}: {counted(len(lost), 'lesson')} with a randomized estimate in no logged session, so in no "
+        f"row: {listed(shown, 3, '; ')}; record the lessons gptme includes (`record --during`)"
+    )
+
+
 def randomized_effects(
     log: DropoutLog, row_of: Callable[[str], int | None], base: FloatArray, min_side: int = MIN_SIDE
 ) -> dict[str, Randomized]:
@@ -342,7 +357,8 @@ def append_dropout_record(
     symlink that leads out of `guard`'s root (default: the folder's parent), nor through one at that
     name (the reader skips it), never to anything but a regular file (StoreError, naming the path).
     Returns what takes the record back out (`_cut_out`: the record alone, or the file when it was all
-    of it), for a caller whose next write failed. The record is found again at the offset the append
+    of it), for a caller whose next write failed; a newline that ended a line cut mid-write before it stays,
+    so that no line appended later joins that one. The record is found again at the offset the append
     left it at (the descriptor's position after the write, less its length), so a line gptme's
     auto-include appended before it, or after it, is not taken for it."""
     problem = check_dropout_session_id(session_id)
@@ -357,9 +373,9 @@ def append_dropout_record(
             f"{path} is a symbolic link (to {os.readlink(path)}), which the dropout logs' reader skips: replace it "
             "with the file; nothing written"
         )
-    fd = open_append(path, guard)
+    fd = open_append(path, guard, os.O_RDWR)  # (read: how the file ends)
     try:
-        os.write(fd, line)
+        os.write(fd, _after_a_cut_line(fd) + line)
         at = os.lseek(fd, 0, os.SEEK_CUR) - len(line)  # where it landed: after whatever was appended before it
         os.fsync(fd)
     finally:
@@ -369,6 +385,13 @@ def append_dropout_record(
         _cut_out(path, guard, at, line)
 
     return take_back
+
+
+def _after_a_cut_line(fd: int) -> bytes:
+    """A newline when the file ends in a line without one (gptme killed while appending its line): ours then
+    starts a line of its own, where appended to it the two made one line that is no JSON, our coins lost."""
+    size = os.fstat(fd).st_size
+    return b"\n" if size and os.pread(fd, 1, size - 1) != b"\n" else b""
 
 
 def _cut_out(path: Path, guard: WriteGuard, at: int, line: bytes) -> None:

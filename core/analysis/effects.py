@@ -30,6 +30,7 @@ All of it is vectorised over the fold's entry arrays; scipy.special is imported 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
@@ -513,6 +514,7 @@ def loo_payload(
     dropout_sessions: int = 0,
     dropout_problems: Sequence[str] = (),
     effect_method: str | None = None,
+    library_ids: Sequence[str] = (),
 ) -> dict[str, Any]:
     """`loo-results.json` (docs/format.md §8), with the extra per-lesson fields this tool computes, in the shape
     gptme-contrib's two readers parse: the lessons MCP server reads `results[].path` as the lesson's
@@ -520,7 +522,7 @@ def loo_payload(
     result's lesson id is in `lesson`; gptme-dashboard reads every top-level number as `{lesson: delta}`
     (it skips `meta` and `results`), so each lesson with a delta is also a top-level key.
     `effect_method`: the joint fit's description (`JointFit.method`); `dropout_problems`: what of the
-    dropout logs was not used (a line each)."""
+    dropout logs was not used (a line each); `library_ids`: the library's lessons (`gptme_keys`)."""
     from lesson_credit.core.analysis import claims as claims_mod
     from lesson_credit.core.analysis import estimates
 
@@ -558,9 +560,27 @@ def loo_payload(
             "dropout_sessions": dropout_sessions,
             "dropout_problems": list(dropout_problems),
         },
-        "results": [{"path": gptme_key(r.path), "lesson": r.path, **r.as_json(with_path=False)} for r in results],
+        "results": [
+            {"path": key, "lesson": r.path, **r.as_json(with_path=False)} for key, r in gptme_keys(results, library_ids)
+        ],
         **flat,
     }
+
+
+def gptme_keys(results: Sequence[LooResult], library_ids: Sequence[str] = ()) -> list[tuple[str, LooResult]]:
+    """Each result with the name gptme's lessons MCP server looks its file up by (`gptme_key`), unless that name
+    would give another file this delta: where two lessons share the name (`tools/git/worktree.md` and
+    `workflow/git/worktree.md` are both `git/worktree`; the server took the one listed last for both), and for a
+    lesson at the library's root whose stem another lesson has (the server looks `tools/plain.md` up as
+    `tools/plain`, then as `plain`, so one with no delta of its own read `plain.md`'s). Those are named by their
+    id, which the server looks no file up by."""
+    keys = [gptme_key(r.path) for r in results]
+    counts = Counter(keys)
+    stems = Counter(PurePosixPath(lesson).stem for lesson in {*library_ids, *(r.path for r in results)})
+    return [
+        (key if counts[key] == 1 and ("/" in key or stems[key] == 1) else r.path, r)
+        for key, r in zip(keys, results, strict=True)
+    ]
 
 
 def gptme_key(lesson_id: str) -> str:

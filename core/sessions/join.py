@@ -4,8 +4,9 @@ A record joins the session whose id equals its own; else the one session whose i
 the record's id or is the start of it (gptme-sessions often keeps 8 characters of a longer id;
 the shorter id must have at least MIN_PREFIX characters); else the one session logged within
 `window` seconds of the record's end (`end_time`, else `timestamp`). When more than one session
-fits, or two records claim one session, the join is reported as ambiguous and not made. A
-record that fits no session is reported as unmatched.
+fits, or two records claim one session, the join is reported as ambiguous and not made, unless one of
+them has the session's own id: it joins, and the others are reported as unmatched. A record that fits
+no session is reported as unmatched.
 """
 
 from __future__ import annotations
@@ -121,6 +122,9 @@ def join_records(
         chosen = exact if len(exact) == 1 else found
         if len(chosen) == 1:
             joined[row], how_of[row] = chosen[0]
+            for i, _ in (claim for claim in found if claim != chosen[0]):  # by prefix, beaten by the exact id
+                reason = f"its id starts or is the start of {sessions.ids[row]!r}, joined by id"
+                problems.append(JoinProblem("unmatched", records[i].session_id, records[i].line, reason))
         else:
             for i, _ in chosen:
                 others = _names([records[j].session_id for j, _ in chosen if j != i])

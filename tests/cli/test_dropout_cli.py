@@ -316,3 +316,24 @@ def test_a_second_select_whose_coins_were_all_decided_writes_no_trial_line(tmp_p
     assert code == 0 and json.loads(out)["selected"] == [], err
     line = json.loads((root / "state" / "lesson-dropout" / "d2.jsonl").read_text())
     assert (line["matched"], line["withheld"], line["epsilon"]) == ([], [], 0.5)
+
+
+def test_a_randomized_estimate_of_a_lesson_in_no_logged_session_is_said(tmp_path: Path) -> None:
+    """gptme's auto-include keeps or withholds lessons our log may not list (a hook that records only what `select`
+    chose): `loo` gave results for the log's lessons only, so such a lesson's randomized estimate was shown nowhere.
+    By hand: B withheld in s1 s2 (0.8 0.6), kept in s3 s4 (0.7 0.4): 0.55 - 0.7 = -0.150, 2 kept, 2 withheld."""
+    rewards = {"s1": 0.8, "s2": 0.6, "s3": 0.7, "s4": 0.4}
+    root = make_workspace(tmp_path, lessons=LESSONS, events=[session(s, r, {A: 0.5}) for s, r in rewards.items()])
+    folder = root / "state" / "lesson-dropout"
+    folder.mkdir(parents=True)
+    for sid, kept, withheld in (("s1", [A], [B]), ("s2", [A], [B]), ("s3", [A, B], []), ("s4", [A, B], [])):
+        (folder / f"{sid}.jsonl").write_text(json.dumps(gptme_line(sid, kept, withheld)) + "\n", encoding="utf-8")
+    code, out, err = run_cli("loo", "--workspace", str(root), "--json", "--no-write")
+    assert code == 0, err
+    payload = json.loads(out)
+    assert B not in {r["lesson"] for r in payload["results"]}  # no row: the log has no session of it
+    (said,) = [w for w in payload["warnings"] if B in w]
+    assert "-0.150 (2 kept, 2 withheld)" in said and "in no logged session" in said
+    assert said in payload["meta"]["dropout_problems"]
+    code, _, err = run_cli("loo", "--workspace", str(root), "--no-write")
+    assert code == 0 and said in err

@@ -111,3 +111,60 @@ def test_our_fields_are_kept(written: tuple[Path, dict[str, Any]]) -> None:
         assert {"delta", "p_value_approx", "n_with", "n_without", "effect", "confounded"} <= set(row)
     assert by_lesson[NESTED]["path"] == "git/worktree" and by_lesson[ROOT_LEVEL]["path"] == "plain"
     assert (by_lesson[A]["path"], by_lesson[C]["path"]) == ("tools/a", "workflow/c")
+
+
+TWIN = "workflow/git/worktree.md"  # gptme's MCP server names it `git/worktree`, as NESTED
+
+
+def test_two_lessons_gptme_names_alike_get_no_score_from_the_mcp_server(tmp_path: Path) -> None:
+    """The MCP server looks both files up as `git/worktree`: one such key per lesson in `results` gave both files
+    the delta of the one listed last (one of them the other's number: +0.3 for a lesson at +0.03, or the reverse)."""
+    lessons = {**LESSONS, TWIN: (["worktree"], "active")}
+
+    # NESTED rides with A: with it 6 sessions of mean 0.8, without 25 of mean 0.5, so +0.3. TWIN rides with D:
+    # with it 0.9 0.7 0.8 (A's) and 0.6 0.3 0.6 0.4 0.7 0.5 0.3, 5.8 / 10 = 0.58; without it the rest of the
+    # 17.3 the 31 add up to, 11.5 / 21
+    def ride(event: dict[str, Any]) -> dict[str, Any]:
+        named = {x["path"] for x in event["lessons"]}
+        extra = [{"path": twin} for lesson, twin in ((A, NESTED), (D, TWIN)) if lesson in named]
+        return {**event, "lessons": [*event["lessons"], *extra]}
+
+    events = [ride(e) for e in crafted_events() if e["base_reward"] is not None]
+    root = make_workspace(tmp_path, lessons=lessons, events=events)
+    code, _, err = run_cli("loo", "--workspace", str(root))
+    assert code == 0, err
+    data = json.loads((root / "state" / "lesson-thompson" / "loo-results.json").read_text())
+    by_lesson = {r["lesson"]: r for r in data["results"]}
+    assert by_lesson[NESTED]["delta"] == pytest.approx(0.3)
+    assert by_lesson[TWIN]["delta"] == pytest.approx(0.58 - 11.5 / 21)
+    # each file the MCP server scores gets its own delta; the two it cannot tell apart get none
+    read = mcp_reads(data, root / "lessons")
+    assert NESTED not in read and TWIN not in read
+    others = {lesson: row["delta"] for lesson, row in by_lesson.items() if lesson not in (NESTED, TWIN)}
+    assert read == {lesson: delta for lesson, delta in others.items() if delta is not None}
+    # our own fields still name each lesson, and the reader taking the file as one map finds both
+    assert by_lesson[NESTED]["path"] == NESTED and by_lesson[TWIN]["path"] == TWIN
+    assert dashboard_reads(data)[NESTED] == by_lesson[NESTED]["delta"]
+
+
+def test_a_root_lesson_is_no_fallback_for_a_lesson_of_its_stem_in_a_folder(tmp_path: Path) -> None:
+    """The MCP server looks `tools/plain.md` up as `tools/plain`, then as `plain`: the root lesson `plain.md`'s key.
+    A `tools/plain.md` with no delta of its own (here: in no session) read the root lesson's (+0.3)."""
+    lessons = {**LESSONS, "tools/plain.md": (["plainer"], "active")}
+    # ROOT_LEVEL rides with A: with it 6 sessions of mean 0.8, without 25 of mean 0.5, so +0.3
+    events = [
+        {**e, "lessons": [*e["lessons"], {"path": ROOT_LEVEL}]} if any(x["path"] == A for x in e["lessons"]) else e
+        for e in crafted_events()
+        if e["base_reward"] is not None
+    ]
+    root = make_workspace(tmp_path, lessons=lessons, events=events)
+    code, _, err = run_cli("loo", "--workspace", str(root))
+    assert code == 0, err
+    data = json.loads((root / "state" / "lesson-thompson" / "loo-results.json").read_text())
+    by_lesson = {r["lesson"]: r for r in data["results"]}
+    assert by_lesson[ROOT_LEVEL]["delta"] == pytest.approx(0.3) and "tools/plain.md" not in by_lesson
+    read = mcp_reads(data, root / "lessons")
+    assert "tools/plain.md" not in read and ROOT_LEVEL not in read
+    others = {lesson: row["delta"] for lesson, row in by_lesson.items() if lesson != ROOT_LEVEL}
+    assert read == {lesson: delta for lesson, delta in others.items() if delta is not None}
+    assert by_lesson[ROOT_LEVEL]["path"] == ROOT_LEVEL  # named by its id

@@ -178,3 +178,31 @@ def test_a_byte_order_mark_at_a_dropout_files_start_is_no_data(tmp_path: Path) -
     (folder / "s2.jsonl").write_bytes((json.dumps(gptme_line("s2", [A], [])) + "\n").encode() + b"\xef\xbb\xbf{}\n")
     (problem,) = read_dropout_logs(folder, to_id).problems
     assert problem.startswith(f"{folder / 's2.jsonl'}:2: "), problem
+
+
+def test_a_trial_line_after_a_line_cut_mid_write_is_a_line_of_its_own(tmp_path: Path) -> None:
+    """gptme killed while appending leaves its line cut, without a newline. Our line appended right after it made one
+    line of both, not JSON: our coins (A withheld at 0.5, B kept) were lost to `loo` and to a second select, which
+    drew new ones. Now ours starts on a line of its own; the cut line alone is skipped (and said). Taking ours back
+    keeps the newline that ended the cut line, so no line appended later (gptme's next) joins it."""
+    from lesson_credit.core.analysis.dropout import session_coins
+
+    folder = tmp_path / "lesson-dropout"
+    folder.mkdir()
+    log = folder / "t2.jsonl"
+    whole = (json.dumps(gptme_line("t2", [C], [])) + "\n").encode()
+    cut = json.dumps(gptme_line("t2", [A], [B])).encode()[:40]
+    log.write_bytes(whole + cut)
+    ours = dropout_mod.dropout_record("t2", 0.5, [(B, "b")], [(A, "a")], 1764500001.0)
+    take_back = dropout_mod.append_dropout_record(folder, "t2", ours)
+
+    def to_id(raw: str) -> str:
+        return raw.rsplit("lessons/", 1)[-1]
+
+    read = read_dropout_logs(folder, to_id)
+    assert (set(read.sessions["t2"].kept), set(read.sessions["t2"].withheld)) == ({B, C}, {A})
+    (problem,) = read.problems
+    assert problem.startswith(f"{log}:2: "), problem  # the cut line, alone
+    assert session_coins(folder, "t2", to_id) == {A: (False, 0.5), B: (True, 0.5), C: (True, 0.3)}
+    take_back()
+    assert log.read_bytes() == whole + cut + b"\n"

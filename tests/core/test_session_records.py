@@ -119,6 +119,18 @@ def test_two_records_claiming_one_session_join_neither() -> None:
     assert join.record_of_row == {} and [p.kind for p in join.problems] == ["ambiguous", "ambiguous"]
 
 
+def test_a_prefix_record_beaten_by_an_exact_one_is_reported_not_joined() -> None:
+    """Two records claim session abcd1234: the one with its id joins it; the one with a prefix of it joins nothing,
+    and is said so (it was dropped silently: lint counted 1 of 2 records not joined, naming one)."""
+    records = [Record("abcd", 1), Record("abcd1234", 2), Record("elsewhere", 3)]
+    join = join_records(records, ["abcd1234"], [None], 300.0)
+    assert join.record_of_row == {0: 1} and join.how == {0: BY_ID}
+    problems = {p.record_id: p for p in join.problems}
+    assert set(problems) == {"abcd", "elsewhere"}  # every record not joined, each once
+    assert problems["abcd"].kind == "unmatched" and problems["abcd"].line == 1
+    assert problems["abcd"].reason == "its id starts or is the start of 'abcd1234', joined by id"
+
+
 def test_a_time_window_with_two_sessions_is_ambiguous() -> None:
     join = join_records([Record("zz", 1, timestamp="2026-03-01T10:30:00Z")], IDS, TIMES, 3600.0)
     assert join.record_of_row == {} and join.problems[0].kind == "ambiguous"
