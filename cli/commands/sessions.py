@@ -55,8 +55,8 @@ def credit_cells(c: LessonCredit, pending: bool) -> tuple[str, str, str]:
     return fmt(c.reward), signed(c.alpha_delta), signed(c.beta_delta)
 
 
-def explanation_text(exp: Explanation, width: int | None = None) -> str:
-    """explain's text; fitted to `width` when one is given (cli/render.py)."""
+def explanation_text(exp: Explanation, width: int | None = None, keywords: bool = True) -> str:
+    """explain's text, fitted to `width` when one is given (cli/render.py); `keywords`: each one hit or missed."""
     s = exp.session
     grade = "pending" if exp.base_reward is None else f"{fmt(exp.base_reward)} ({safe(s.grader)})"
     out = [
@@ -81,13 +81,13 @@ def explanation_text(exp: Explanation, width: int | None = None) -> str:
     )
     head, out = wrap("\n".join(out), width), []  # the table's lines are fitted, never wrapped
     text = exp.journal_text or ""  # (a breakdown with hits comes from a journal that was read)
-    for c in exp.lessons:
+    for c in [c for c in exp.lessons if keywords or c.note or c.salience_missing]:  # (record: those with notes)
         out += ["", f"{safe(c.path)}: salience {fmt(c.salience)} -> weight {fmt(c.weight)}"]
         if c.note:
             out.append(f"  note: {safe(c.note)}")
         if c.salience_missing:
             out.append("  note: the record had no salience; counted as 0.5")
-        if c.breakdown is None:
+        if c.breakdown is None or not keywords:
             continue
         if not c.breakdown.keywords:
             out.append("  no counted keywords: salience 0.5 by definition")

@@ -1,0 +1,88 @@
+"""On a terminal a command's answer stays on a 24-row screen: the detail that pushed it out of view is counted
+in one line saying how to see it (`record`'s keywords, `agreement`'s tables per category). Piped, with or
+without $COLUMNS, the output says all it said, as scripts read it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.support.cli_run import run_cli, run_cli_on_terminal
+from tests.support.engine_helpers import make_workspace
+from tests.support.records_helpers import agreement_workspace
+
+ROWS = 24  # a terminal's height: the answer and the shell's next prompt
+# eight lessons, four keywords each (32); the journal mentions every lesson's first (8) and the second of the
+# first three (3): 11 of 32 hit
+LESSONS = {f"l{i}.md": ([f"k{i}a", f"k{i}b", f"k{i}c", f"k{i}d"], "active") for i in range(8)}
+JOURNAL = " ".join(f"k{i}a" for i in range(8)) + " and k0b k1b k2b"
+
+
+def _record(root: Path, session_id: str, terminal: bool) -> str:
+    run = run_cli_on_terminal if terminal else run_cli
+    argv = ["record", "-w", root.name, "--session-id", session_id, "--journal", str(root / "j.md")]
+    code, out, err = run(*argv, "--lessons", *LESSONS, "--reward", "0.8")
+    assert code == 0, err
+    return out
+
+
+def test_record_on_a_terminal_keeps_its_credit_table_in_view_and_counts_the_keywords(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """record printed its table, then a line or more per keyword of every lesson: eight lessons of four keywords
+    took 61 lines, the table out of view at 80x24."""
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.chdir(tmp_path)  # -w ws: the pointer's workspace, short
+    root = make_workspace(tmp_path, LESSONS, events=[], journals={"j.md": JOURNAL})
+    out = _record(root, "s1", terminal=True)
+    lines = out.rstrip("\n").split("\n")
+    assert len(lines) < ROWS and max(len(line) for line in lines) <= 80, out
+    rows = [line for line in lines if line.startswith("l") and line.split()[0] in LESSONS]
+    assert len(rows) == 8, out  # the table whole
+    assert lines[-2:] == [
+        "the journal mentions 11 of the lessons' 32 keywords; each, and where:",
+        "  lesson-credit explain s1 -w ws",
+    ], out
+    assert "'k0a'" not in out  # no keyword's own line
+    # what the pointer names lists them: 11 hits, as explain's JSON counts them a second way
+    code, text, _ = run_cli("explain", "s1", "-w", str(root))
+    assert code == 0 and sum(line.startswith("  hit ") for line in text.split("\n")) == 11, text
+    code, payload, _ = run_cli("explain", "s1", "-w", str(root), "--json")
+    hits = [k["keyword"] for lesson in json.loads(payload)["lessons"] for k in lesson["keywords"] if k["hit"]]
+    assert len(hits) == 11 and {"k0b", "k1b", "k2b"} <= set(hits)
+
+
+def test_record_piped_prints_every_keyword_with_columns_set_or_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    root = make_workspace(tmp_path, LESSONS, events=[], journals={"j.md": JOURNAL})
+    monkeypatch.setenv("COLUMNS", "80")
+    fitted = _record(root, "s1", terminal=False)
+    monkeypatch.delenv("COLUMNS")
+    full = _record(root, "s2", terminal=False)
+    for out in (fitted, full):  # a line per keyword: 11 hits, 21 misses
+        keyword_lines = [line.split()[0] for line in out.split("\n") if line.startswith(("  hit ", "  miss "))]
+        assert (keyword_lines.count("hit"), keyword_lines.count("miss")) == (11, 21), out
+        assert "lesson-credit explain" not in out
+
+
+def test_agreement_on_a_terminal_counts_its_tables_per_category(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The demo's agreement printed six tables per category under the overall one, 54 lines at 80 columns."""
+    monkeypatch.setenv("COLUMNS", "80")
+    root = agreement_workspace(tmp_path)  # sessions in two categories: tools and workflow
+    code, out, err = run_cli_on_terminal("agreement", "-w", str(root))
+    assert code == 0, err
+    assert "category tools:" not in out and "category workflow:" not in out, out
+    assert out.rstrip("\n").split("\n")[-2:] == [
+        "by category, 2 tables (tools, workflow); they are printed by:",
+        f"  lesson-credit agreement --by-category -w {root}",
+    ], out
+    code, shown, _ = run_cli_on_terminal("agreement", "-w", str(root), "--by-category")
+    assert code == 0 and "category tools:" in shown and "category workflow:" in shown and "printed by" not in shown
+    code, piped, _ = run_cli("agreement", "-w", str(root))  # piped: as before, the --by-category output
+    assert code == 0 and piped == shown
