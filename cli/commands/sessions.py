@@ -356,7 +356,8 @@ OUTSIDE_KEYS = ("sources", "priority", "record", "record_note", "trajectory", "t
 
 
 def _outside_lines(outside: dict[str, Any]) -> list[str]:
-    """show's lines for the reward sources, the gptme-sessions record and the trajectory."""
+    """show's lines for the reward sources, the gptme-sessions record and the trajectory. Show continues a wrapped
+    labelled line under its value (10 in), a record's line (10 in, no label) 2 past its start."""
     trajectory = outside["trajectory_obj"]
     record_text = outside["record_text"] or [outside["record_note"] or "none"]
     trajectory_text = (
@@ -462,7 +463,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         "",
         *(wrap(line, width, hang=4) for line in history_text),
     ]
-    print(wrap("\n".join(out), width, hang=10) + "\n\n" + "\n".join(credit))  # continued under the value
+    print("\n".join(wrap(line, width, hang=2 if line.startswith(" ") else 10) for line in out), "", *credit, sep="\n")
     return 0
 
 

@@ -413,3 +413,13 @@ def test_loo_lists_the_flags_rather_than_cut_them(monkeypatch: pytest.MonkeyPatc
         f"{path}: {flag}" for path, flag in zip(dict(full)["lesson"], dict(full)["flags"], strict=True) if flag
     ]
     assert notes == ["hidden to fit 200 columns: flags (listed below) (`| less -S` or --json shows every column)"]
+
+
+def test_show_continues_a_line_of_the_record_two_past_its_start(monkeypatch: pytest.MonkeyPatch, demo: Path) -> None:
+    """The record's own lines start under the `record` label's value (10 cells in); one longer than 80 columns
+    continued 10 cells past that, at 20: the demo's `grades: ... harm 1.00 ×0.25 → 0.75` (87 cells) left `→ 0.75`
+    in the middle of the next line, under nothing. It continues at 12, 2 past its start, as wrapped prose does."""
+    lines = output(monkeypatch, demo, ["show", SESSION], 80).split("\n")
+    at = next(i for i, line in enumerate(lines) if line.startswith("          grades: productivity 0.70"))
+    assert lines[at + 1] == "            → 0.75", lines[at : at + 2]
+    assert lines[at + 2].startswith("          trajectory grade: 0.75")
