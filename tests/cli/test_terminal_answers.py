@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli_run import run_cli, run_cli_on_terminal
-from tests.support.engine_helpers import make_workspace
+from tests.support.engine_helpers import BASIC_LESSONS, make_workspace, session
 from tests.support.records_helpers import agreement_workspace
 
 ROWS = 24  # a terminal's height: the answer and the shell's next prompt
@@ -86,3 +86,27 @@ def test_agreement_on_a_terminal_counts_its_tables_per_category(
     assert code == 0 and "category tools:" in shown and "category workflow:" in shown and "printed by" not in shown
     code, piped, _ = run_cli("agreement", "-w", str(root))  # piped: as before, the --by-category output
     assert code == 0 and piped == shown
+
+
+def test_replay_on_a_terminal_says_under_its_table_whether_it_wrote(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """replay said `(what-if, nothing written)` or `(written)` in its headline only: over the demo's 34 rows the
+    headline is off a 24-row screen, and a table of means with changes reads as applied."""
+    monkeypatch.setenv("COLUMNS", "80")
+    root = make_workspace(tmp_path, BASIC_LESSONS, events=[session("s1", 0.8, {"tools/git.md": 1.0})])
+    code, out, err = run_cli_on_terminal("replay", "-w", str(root), "--strategy", "evidence", "--floor", "0.5")
+    assert code == 0, err
+    assert (
+        out.rstrip("\n").split("\n")[-1]
+        == "what-if, nothing written: --write stores strategy evidence, floor 0.5, decay 1"
+    )
+    code, out, err = run_cli_on_terminal("replay", "-w", str(root), "--strategy", "evidence", "--write")
+    assert code == 0, err
+    assert " ".join(out.rstrip("\n").split("\n")[-2:]).split() == (
+        "written: strategy evidence, floor 0.3, decay 1 stored in config.toml, bandit-state.json rewritten".split()
+    ), out
+    code, status, _ = run_cli("status", "-w", str(root))  # what it says was stored is
+    assert code == 0 and "strategy evidence, floor 0.3" in status.split("\n")[0], status
+    code, piped, _ = run_cli("replay", "-w", str(root), "--floor", "0.5")  # piped: the table last, as before
+    assert code == 0 and "written" not in piped.split("\n\n")[-1], piped
