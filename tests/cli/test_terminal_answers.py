@@ -110,3 +110,30 @@ def test_replay_on_a_terminal_says_under_its_table_whether_it_wrote(
     assert code == 0 and "strategy evidence, floor 0.3" in status.split("\n")[0], status
     code, piped, _ = run_cli("replay", "-w", str(root), "--floor", "0.5")  # piped: the table last, as before
     assert code == 0 and "written" not in piped.split("\n\n")[-1], piped
+
+
+SIMULATE = ["simulate", "--seeds", "3", "--sessions", "150", "--lessons", "20"]
+
+
+def test_simulate_on_a_terminal_says_its_regret_per_policy_in_the_table_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under a table whose `cumulative regret` column gives each selection policy's, simulate listed them again,
+    a line each (7 lines): the demo's 28 lines pushed the table's header off a 24-row screen. On a terminal,
+    what the list adds (how often each is below seed's) is one line."""
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, err = run_cli_on_terminal(*SIMULATE)
+    assert code == 0, err
+    code, text, _ = run_cli(*SIMULATE, "--json")
+    regret = json.loads(text)["regret"]
+    # the share of seeds each policy's regret is below seed's, as --json gives it, in the order it lists them
+    wins = ", ".join(f"{p} {v['versus_seed']['wins']:.0%}" for p, v in regret.items() if p != "seed")
+    said = f"cumulative regret: each row's selection policy against the oracle; below seed's in {wins} of seeds".split()
+    lines = out.rstrip("\n").split("\n")
+    at = next(i for i, line in enumerate(lines) if line.startswith("cumulative regret: "))
+    assert " ".join(lines[at:]).split() == said, out
+    assert "per selection policy" not in out and not any(line.startswith("  joint ") for line in lines), out
+    for policy, summary in regret.items():  # each policy's regret is in its row of the table
+        row = next(line for line in lines if line.split()[:1] == [policy])
+        assert row.endswith(f"{summary['mean']:.1f} ±{summary['std']:.1f} [{summary['p10']:.1f}, {summary['p90']:.1f}]")
+    code, piped, _ = run_cli(*SIMULATE)  # piped: listed a line each, as before
+    assert code == 0 and "cumulative regret against the oracle, per selection policy" in piped
+    assert sum(line.startswith(tuple(f"  {p} " for p in regret)) for line in piped.split("\n")) == len(regret)
