@@ -224,10 +224,13 @@ class AppNavigation(_Base):
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """The palette lists every key binding of the current screen and the app, then Textual's own; ctrl+d's
-        discard only while a write waits (else it says there is nothing to discard)."""
+        discard only while a write waits (else it says there is nothing to discard), and the app's Back only over
+        a screen it would close (on Lessons, Sessions, Analysis, Simulation or Health, chosen, it did nothing)."""
         from lesson_credit.tui.screens.help import as_binding
 
         seen: set[str] = set() if self.writes.waiting() is not None else {"discard_writes"}
+        if self.screen_stack and screen is self.screen_stack[0]:  # a screen list's own: nothing to go back to
+            seen.add("back")
         for node, bindings in ((screen, type(screen).BINDINGS), (self, self.BINDINGS)):
             for entry in bindings:
                 binding = as_binding(entry)
