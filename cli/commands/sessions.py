@@ -440,9 +440,9 @@ def cmd_show(args: argparse.Namespace) -> int:
         f"log line  {s.line}",
         *_outside_lines(outside),
     ]
-    heading = f"credit under strategy {exp.settings.strategy}, floor {exp.settings.floor:g}:"
+    heading = f"credit of grade {grade} under strategy {exp.settings.strategy}, floor {exp.settings.floor:g}:"
     credit = [
-        *([heading] if exp.lessons else []),
+        *([wrap(heading, width)] if exp.lessons else []),  # (the grade again: in view under a long record)
         wrap(no_lessons_line(exp.base_reward is None), width)
         if not exp.lessons
         else table(

@@ -4,6 +4,7 @@ left out with a note; at a pipe or a file without $COLUMNS the output is the ful
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -423,3 +424,16 @@ def test_show_continues_a_line_of_the_record_two_past_its_start(monkeypatch: pyt
     at = next(i for i, line in enumerate(lines) if line.startswith("          grades: productivity 0.70"))
     assert lines[at + 1] == "            → 0.75", lines[at : at + 2]
     assert lines[at + 2].startswith("          trajectory grade: 0.75")
+
+
+def test_show_says_the_grade_in_force_above_its_credit_table(monkeypatch: pytest.MonkeyPatch, demo: Path) -> None:
+    """At 80x24 `show` of the demo's first session (a gptme record of seven lines, eight lessons: 33 lines) lost its
+    `grade` line off the top; what stayed in view, the grade history, names only the heuristic's 0.620 while the
+    judge's 0.640 of the record is in force and credited. The credit table's heading says the grade it credits."""
+    code, text, err = run_cli("show", SESSION, "-w", str(demo), "--json")
+    assert code == 0, err
+    shown = json.loads(text)
+    in_force = f"{shown['base_reward']:.3f} ({shown['grader']})"
+    assert in_force == "0.640 (record:judge)"  # the demo's: its gptme-sessions record's judge, above the heuristic
+    lines = output(monkeypatch, demo, ["show", SESSION], 80).rstrip("\n").split("\n")
+    assert len(lines) > 23 and f"credit of grade {in_force} under strategy seed, floor 0.3:" in lines[-23:], lines
