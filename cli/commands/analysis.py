@@ -277,7 +277,7 @@ def _simulation_text(report: SimulationReport, full: str) -> str:
     header = next(line for line in head.split("\n") if line.startswith(REPORT_HEADER[0]))
     if stdout_is_terminal() and REPORT_HEADER[-1] in header:  # the table shows its regret column
         notes = _regret_wins(report, notes)
-    return f"{head}\n{wrap(chr(10).join(notes), width)}"
+    return head + "\n" + wrap("\n".join(notes), width)
 
 
 def _regret_wins(report: SimulationReport, notes: list[str]) -> list[str]:

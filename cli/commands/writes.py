@@ -102,8 +102,8 @@ def cmd_record(args: argparse.Namespace) -> int:
 
 def _record_text(exp: Explanation, workspace: str, width: int | None) -> str:
     """record's answer: explain's text. On a terminal the credit table stays in view: each lesson's
-    keywords (a line or two each, 80 lines for eight lessons) are counted in one line saying which command lists
-    them; piped (also with $COLUMNS set), the text is explain's whole, as scripts read it."""
+    keywords (a line or two each: 61 lines for eight lessons of four) are counted in one line saying which command
+    lists them; piped (also with $COLUMNS set), the text is explain's whole, as scripts read it."""
     if not stdout_is_terminal():
         return explanation_text(exp, width)
     keywords = [k for c in exp.lessons if c.breakdown is not None for k in c.breakdown.keywords]
