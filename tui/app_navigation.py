@@ -72,18 +72,20 @@ class AppNavigation(_Base):
     async def action_show_agreement(self) -> None:
         from lesson_credit.tui.screens.agreement import AgreementScreen
 
-        await self.push_screen(AgreementScreen(self.source))
+        if not isinstance(self.screen, AgreementScreen):  # (on it, `A` again stacked a second: escape showed it)
+            await self.push_screen(AgreementScreen(self.source))
 
     async def action_show_queue(self) -> None:
         """`I`: the grading queue, in place of a session screen on top (after asking, when leaving a
-        draft): a session opened from it is then never stacked on another."""
+        draft): a session opened from it is then never stacked on another, nor the queue on itself."""
         from lesson_credit.tui.screens.grading_queue import GradingQueueScreen
         from lesson_credit.tui.screens.session_detail import SessionDetailScreen
 
         async def go() -> None:
             while isinstance(self.screen, SessionDetailScreen):
                 await self.pop_screen()
-            await self.push_screen(GradingQueueScreen(self.source))
+            if not isinstance(self.screen, GradingQueueScreen):  # the queue a session was opened from: one layer
+                await self.push_screen(GradingQueueScreen(self.source))
 
         await self.leave_detail(go, "open the grading queue")
 
