@@ -14,6 +14,7 @@ from textual.command import CommandList, CommandPalette
 from textual.pilot import Pilot
 from textual.widgets import Input
 
+from tests.support.textual_private import live_notifications, toasts_laid_out
 from tests.tui.test_tui_snapshots import SnapCompare, steps
 from tests.tui.test_tui_whole_headers import demo_app
 from tests.tui.tui_fixture import burst, failing_grades, settle, wait_until
@@ -62,3 +63,18 @@ def test_snapshot_palette_back_over_sessions(size: Size, snap_compare: SnapCompa
         await settle(pilot)
 
     assert snap_compare(demo_app(tmp_path), terminal_size=size, run_before=run_before)
+
+
+@sizes
+def test_snapshot_health_after_ctrl_r(size: Size, snap_compare: SnapCompare, tmp_path: Path) -> None:
+    """The demo's Health once ctrl+r's check has run: its toast says what it found (the same three warnings)."""
+    app = demo_app(tmp_path)
+    setattr(app, "NOTIFICATION_TIMEOUT", 3600)  # noqa: B010 (a class variable, set for this app only)
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await steps("h")(pilot)
+        burst(pilot, "ctrl+r")
+        await wait_until(pilot, lambda: toasts_laid_out(pilot.app) and bool(live_notifications(pilot.app)))
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
