@@ -100,6 +100,16 @@ def reward_or_word(text: str | None) -> tuple[float | None, str | None]:
     return parse_reward(text), None
 
 
+def on_workspace(command: str, workspace: str) -> str:
+    """`command` (a `lesson-credit ...` line to run next) on the workspace a command was given: with `-w DIR`
+    when it was not the current folder, quoted for a shell and shown as plain text."""
+    from shlex import quote
+
+    from lesson_credit.cli.render import safe
+
+    return safe(command if workspace == "." else f"{command} -w {quote(workspace)}")
+
+
 def one_line(value: str | None, what: str) -> str | None:
     """A label (the grader) that the log and tables show on one line."""
     if value is None:

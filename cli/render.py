@@ -61,11 +61,16 @@ def output_width() -> int | None:
     columns = os.environ.get("COLUMNS", "").strip()
     if columns.isdigit() and int(columns) > 0:
         return int(columns)
+    return terminal_columns() if stdout_is_terminal() else None
+
+
+def stdout_is_terminal() -> bool:
+    """Whether stdout is a terminal (a person reading, not a pipe or a file, whatever $COLUMNS says): where a
+    command's answer is kept in view, its detail counted in a line saying how to see it."""
     try:
-        terminal = sys.stdout is not None and sys.stdout.isatty()
+        return sys.stdout is not None and sys.stdout.isatty()
     except (OSError, ValueError):  # closed
-        terminal = False
-    return terminal_columns() if terminal else None
+        return False
 
 
 def wrap(text: str, width: int | None, hang: int = 2) -> str:

@@ -72,18 +72,20 @@ class AppNavigation(_Base):
     async def action_show_agreement(self) -> None:
         from lesson_credit.tui.screens.agreement import AgreementScreen
 
-        await self.push_screen(AgreementScreen(self.source))
+        if not isinstance(self.screen, AgreementScreen):  # (on it, `A` again stacked a second: escape showed it)
+            await self.push_screen(AgreementScreen(self.source))
 
     async def action_show_queue(self) -> None:
         """`I`: the grading queue, in place of a session screen on top (after asking, when leaving a
-        draft): a session opened from it is then never stacked on another."""
+        draft): a session opened from it is then never stacked on another, nor the queue on itself."""
         from lesson_credit.tui.screens.grading_queue import GradingQueueScreen
         from lesson_credit.tui.screens.session_detail import SessionDetailScreen
 
         async def go() -> None:
             while isinstance(self.screen, SessionDetailScreen):
                 await self.pop_screen()
-            await self.push_screen(GradingQueueScreen(self.source))
+            if not isinstance(self.screen, GradingQueueScreen):  # the queue a session was opened from: one layer
+                await self.push_screen(GradingQueueScreen(self.source))
 
         await self.leave_detail(go, "open the grading queue")
 
@@ -224,10 +226,13 @@ class AppNavigation(_Base):
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """The palette lists every key binding of the current screen and the app, then Textual's own; ctrl+d's
-        discard only while a write waits (else it says there is nothing to discard)."""
+        discard only while a write waits (else it says there is nothing to discard), and the app's Back only over
+        a screen it would close (on Lessons, Sessions, Analysis, Simulation or Health, chosen, it did nothing)."""
         from lesson_credit.tui.screens.help import as_binding
 
         seen: set[str] = set() if self.writes.waiting() is not None else {"discard_writes"}
+        if self.screen_stack and screen is self.screen_stack[0]:  # a screen list's own: nothing to go back to
+            seen.add("back")
         for node, bindings in ((screen, type(screen).BINDINGS), (self, self.BINDINGS)):
             for entry in bindings:
                 binding = as_binding(entry)

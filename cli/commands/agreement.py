@@ -6,13 +6,21 @@ import argparse
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from lesson_credit.cli.common import SubParsers, command, open_workspace, print_json, unit_float, warn_problems
+from lesson_credit.cli.common import (
+    SubParsers,
+    command,
+    on_workspace,
+    open_workspace,
+    print_json,
+    unit_float,
+    warn_problems,
+)
 
 if TYPE_CHECKING:
     from lesson_credit.cli.render import Shorten
     from lesson_credit.core.analysis.agreement import Agreement
 
-from lesson_credit.cli.render import output_width, safe, table, wrap
+from lesson_credit.cli.render import counted, output_width, safe, stdout_is_terminal, table, wrap
 
 
 def _num(value: float | None) -> str:
@@ -71,6 +79,14 @@ def _rows_line(pairs: Sequence[Agreement]) -> str:
     return f"Each row sets a score against a reference: {'; '.join(said)}. " if said else ""
 
 
+def _by_category_lines(by_category: Sequence[tuple[str, Sequence[Agreement]]], workspace: str) -> tuple[str, str]:
+    """On a terminal, what stands for the tables of each category (a screen or two of them under the overall
+    one, pushing it out of view): how many, named; and the command that prints them, on a line of its own."""
+    names = [safe(category or "(none)") for category, _ in by_category]
+    said = f"by category, {counted(len(names), 'table')} ({', '.join(names)}); they are printed by:"
+    return said, "  " + on_workspace("lesson-credit agreement --by-category", workspace)
+
+
 def cmd_agreement(args: argparse.Namespace) -> int:
     from lesson_credit.core.reward_report import agreement_report
 
@@ -87,9 +103,13 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     )
     print(wrap(head, width) + "\n")
     print(table(HEADERS, _rows(report.pairs), right=(2, 3, 4, 5, 6), width=width, shorten_columns=SOURCES))
-    for category, pairs in report.by_category:
-        print(wrap(f"\ncategory {safe(category or '(none)')}:", width))
-        print(table(HEADERS, _rows(pairs), right=(2, 3, 4, 5, 6), width=width, shorten_columns=SOURCES))
+    if report.by_category and not args.by_category and stdout_is_terminal():
+        said, command = _by_category_lines(report.by_category, args.workspace)
+        print(f"\n{wrap(said, width)}\n{command}")
+    else:
+        for category, pairs in report.by_category:
+            print(wrap(f"\ncategory {safe(category or '(none)')}:", width))
+            print(table(HEADERS, _rows(pairs), right=(2, 3, 4, 5, 6), width=width, shorten_columns=SOURCES))
     if not any(pair.n for pair in report.pairs):
         print("\n" + wrap(NOTHING_TO_COMPARE, width))
     return 0
@@ -120,5 +140,10 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
         default=0.5,
         metavar="T",
         help="cut for kappa, in [0, 1]: a score >= T is positive (default: 0.5)",
+    )
+    p.add_argument(
+        "--by-category",
+        action="store_true",
+        help="print a table per category on a terminal too (there, one line counts them; piped, they are printed)",
     )
     p.set_defaults(func=cmd_agreement)

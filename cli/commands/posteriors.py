@@ -21,10 +21,11 @@ from lesson_credit.cli.common import (
     warn_problems,
     warning_lines,
 )
-from lesson_credit.cli.render import counted, fmt, listed, output_width, safe, table, wrap
+from lesson_credit.cli.render import counted, fmt, listed, output_width, safe, stdout_is_terminal, table, wrap
 from lesson_credit.core.base.numbers import signed
 
 if TYPE_CHECKING:
+    from lesson_credit.core.model.settings import CreditSettings
     from lesson_credit.core.views import LessonRow, PosteriorTable
     from lesson_credit.core.workspace import Workspace
 
@@ -180,7 +181,17 @@ def cmd_replay(args: argparse.Namespace) -> int:
     print(wrap(head, width) + "\n")
     headers = ["lesson", "status", "n", "alpha", "beta", "mean", "change"]
     print(table(headers, rows, right=(2, 3, 4, 5, 6), width=width, shorten_columns={0: "path"}))
+    if stdout_is_terminal():  # what the headline said of the write, under a table that may have pushed it away
+        print("\n" + wrap(_written_line(result.settings, args.write), width))
     return 0
+
+
+def _written_line(settings: CreditSettings, written: bool) -> str:
+    """Under replay's table on a terminal: whether its settings were stored, and how they would be."""
+    said = f"strategy {settings.strategy}, floor {settings.floor:g}, decay {settings.decay:g}"
+    if written:
+        return f"written: {said} stored in config.toml, bandit-state.json rewritten"
+    return f"what-if, nothing written: --write stores {said}"
 
 
 def _priority(text: str) -> tuple[str, ...]:

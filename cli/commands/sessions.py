@@ -55,8 +55,8 @@ def credit_cells(c: LessonCredit, pending: bool) -> tuple[str, str, str]:
     return fmt(c.reward), signed(c.alpha_delta), signed(c.beta_delta)
 
 
-def explanation_text(exp: Explanation, width: int | None = None) -> str:
-    """explain's text; fitted to `width` when one is given (cli/render.py)."""
+def explanation_text(exp: Explanation, width: int | None = None, keywords: bool = True) -> str:
+    """explain's text, fitted to `width` when one is given (cli/render.py); `keywords`: each one hit or missed."""
     s = exp.session
     grade = "pending" if exp.base_reward is None else f"{fmt(exp.base_reward)} ({safe(s.grader)})"
     out = [
@@ -81,13 +81,13 @@ def explanation_text(exp: Explanation, width: int | None = None) -> str:
     )
     head, out = wrap("\n".join(out), width), []  # the table's lines are fitted, never wrapped
     text = exp.journal_text or ""  # (a breakdown with hits comes from a journal that was read)
-    for c in exp.lessons:
+    for c in [c for c in exp.lessons if keywords or c.note or c.salience_missing]:  # (record: those with notes)
         out += ["", f"{safe(c.path)}: salience {fmt(c.salience)} -> weight {fmt(c.weight)}"]
         if c.note:
             out.append(f"  note: {safe(c.note)}")
         if c.salience_missing:
             out.append("  note: the record had no salience; counted as 0.5")
-        if c.breakdown is None:
+        if c.breakdown is None or not keywords:
             continue
         if not c.breakdown.keywords:
             out.append("  no counted keywords: salience 0.5 by definition")
@@ -356,7 +356,8 @@ OUTSIDE_KEYS = ("sources", "priority", "record", "record_note", "trajectory", "t
 
 
 def _outside_lines(outside: dict[str, Any]) -> list[str]:
-    """show's lines for the reward sources, the gptme-sessions record and the trajectory."""
+    """show's lines for the reward sources, the gptme-sessions record and the trajectory. Show continues a wrapped
+    labelled line under its value (10 in), a record's line (10 in, no label) 2 past its start."""
     trajectory = outside["trajectory_obj"]
     record_text = outside["record_text"] or [outside["record_note"] or "none"]
     trajectory_text = (
@@ -439,9 +440,9 @@ def cmd_show(args: argparse.Namespace) -> int:
         f"log line  {s.line}",
         *_outside_lines(outside),
     ]
-    heading = f"credit under strategy {exp.settings.strategy}, floor {exp.settings.floor:g}:"
+    heading = f"credit of grade {grade} under strategy {exp.settings.strategy}, floor {exp.settings.floor:g}:"
     credit = [
-        *([heading] if exp.lessons else []),
+        *([wrap(heading, width)] if exp.lessons else []),  # (the grade again: in view under a long record)
         wrap(no_lessons_line(exp.base_reward is None), width)
         if not exp.lessons
         else table(
@@ -462,7 +463,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         "",
         *(wrap(line, width, hang=4) for line in history_text),
     ]
-    print(wrap("\n".join(out), width, hang=10) + "\n\n" + "\n".join(credit))  # continued under the value
+    print("\n".join(wrap(line, width, hang=2 if line.startswith(" ") else 10) for line in out), "", *credit, sep="\n")
     return 0
 
 

@@ -15,6 +15,7 @@ from lesson_credit.cli.common import (
     CliError,
     SubParsers,
     command,
+    on_workspace,
     one_line,
     open_workspace,
     optional_category,
@@ -23,7 +24,7 @@ from lesson_credit.cli.common import (
     resolve_session,
     reward_or_word,
 )
-from lesson_credit.cli.render import counted, fmt, output_width, safe, table, wrap
+from lesson_credit.cli.render import counted, fmt, output_width, safe, stdout_is_terminal, table, wrap
 
 if TYPE_CHECKING:
     from lesson_credit.core.views import Explanation
@@ -105,13 +106,29 @@ def cmd_record(args: argparse.Namespace) -> int:
     from lesson_credit.core.base.files import reading_back  # (the engine's files: not for --help)
 
     with reading_back():  # the session is logged: no memory to show it says so
-        text = None if args.json else explanation_text(exp, output_width())
+        text = None if args.json else _record_text(exp, args.workspace, output_width())
         payload = explanation_json(ws, exp) if args.json else None
     if payload is not None:
         print_json(payload, ws)
     else:
         print(text)
     return 0
+
+
+def _record_text(exp: Explanation, workspace: str, width: int | None) -> str:
+    """record's answer: explain's text. On a terminal the credit table stays in view: each lesson's
+    keywords (a line or two each: 61 lines for eight lessons of four) are counted in one line saying which command
+    lists them; piped (also with $COLUMNS set), the text is explain's whole, as scripts read it."""
+    if not stdout_is_terminal():
+        return explanation_text(exp, width)
+    keywords = [k for c in exp.lessons if c.breakdown is not None for k in c.breakdown.keywords]
+    if not keywords:
+        return explanation_text(exp, width)
+    hits = sum(k.hit for k in keywords)
+    command = on_workspace(f"lesson-credit explain {quote(exp.session.session_id)}", workspace)
+    whose = "lesson's" if len(exp.lessons) == 1 else "lessons'"
+    said = f"the journal mentions {hits} of the {whose} {len(keywords)} keywords; each, and where:"
+    return f"{explanation_text(exp, width, keywords=False)}\n\n{wrap(said, width)}\n  {command}"
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
@@ -263,7 +280,8 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
         "Log a finished session: each injected lesson's salience is computed from the journal\n"
         "and its credit under the current settings. Zero lessons is fine (a session with nothing\n"
         "injected still counts for the baseline). Without --reward the session stays pending. An empty\n"
-        "journal is logged with a warning (every salience 0: most likely the wrong file).",
+        "journal is logged with a warning (every salience 0: most likely the wrong file). Prints what\n"
+        "explain prints; on a terminal the keywords hit and missed are one line naming explain instead.",
         "  lesson-credit record --session-id S1 --journal journal.md --lessons tools/git.md --reward 0.8\n"
         "  lesson-credit record --session-id S2 --journal j.md --lessons-file selected.txt\n"
         "  lesson-credit record --session-id S3 --journal j.md --lessons-file selected.txt --during tools/debug.md",

@@ -4,6 +4,7 @@ left out with a note; at a pipe or a file without $COLUMNS the output is the ful
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -413,3 +414,26 @@ def test_loo_lists_the_flags_rather_than_cut_them(monkeypatch: pytest.MonkeyPatc
         f"{path}: {flag}" for path, flag in zip(dict(full)["lesson"], dict(full)["flags"], strict=True) if flag
     ]
     assert notes == ["hidden to fit 200 columns: flags (listed below) (`| less -S` or --json shows every column)"]
+
+
+def test_show_continues_a_line_of_the_record_two_past_its_start(monkeypatch: pytest.MonkeyPatch, demo: Path) -> None:
+    """The record's own lines start under the `record` label's value (10 cells in); one longer than 80 columns
+    continued 10 cells past that, at 20: the demo's `grades: ... harm 1.00 ×0.25 → 0.75` (87 cells) left `→ 0.75`
+    in the middle of the next line, under nothing. It continues at 12, 2 past its start, as wrapped prose does."""
+    lines = output(monkeypatch, demo, ["show", SESSION], 80).split("\n")
+    at = next(i for i, line in enumerate(lines) if line.startswith("          grades: productivity 0.70"))
+    assert lines[at + 1] == "            → 0.75", lines[at : at + 2]
+    assert lines[at + 2].startswith("          trajectory grade: 0.75")
+
+
+def test_show_says_the_grade_in_force_above_its_credit_table(monkeypatch: pytest.MonkeyPatch, demo: Path) -> None:
+    """At 80x24 `show` of the demo's first session (a gptme record of seven lines, eight lessons: 33 lines) lost its
+    `grade` line off the top; what stayed in view, the grade history, names only the heuristic's 0.620 while the
+    judge's 0.640 of the record is in force and credited. The credit table's heading says the grade it credits."""
+    code, text, err = run_cli("show", SESSION, "-w", str(demo), "--json")
+    assert code == 0, err
+    shown = json.loads(text)
+    in_force = f"{shown['base_reward']:.3f} ({shown['grader']})"
+    assert in_force == "0.640 (record:judge)"  # the demo's: its gptme-sessions record's judge, above the heuristic
+    lines = output(monkeypatch, demo, ["show", SESSION], 80).rstrip("\n").split("\n")
+    assert len(lines) > 23 and f"credit of grade {in_force} under strategy seed, floor 0.3:" in lines[-23:], lines

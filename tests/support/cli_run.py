@@ -48,6 +48,21 @@ def run_cli(*argv: str, clock: Clock = None) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
+class Terminal(io.StringIO):
+    """A stdout that says it is a terminal: what a person at one sees (with $COLUMNS for its width)."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def run_cli_on_terminal(*argv: str, clock: Clock = None) -> tuple[int, str, str]:
+    """`run_cli` with stdout a terminal (`Terminal`), stderr caught as a pipe: exit code, stdout, stderr."""
+    out, err = Terminal(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = main(list(argv), clock=clock)
+    return code, out.getvalue(), err.getvalue()
+
+
 def process_env(**extra: str) -> dict[str, str]:
     """The environment of a `lesson-credit` subprocess: this one's, with the tree under test first on
     the module path (whatever is installed in the environment, or wherever the tests run from)."""

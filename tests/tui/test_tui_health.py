@@ -331,3 +331,23 @@ async def test_health_page_keys_move_the_finding_enter_opens(tmp_path: Path, key
         await pilot.wait_for_scheduled_animations()
         assert screen.focused is cards[card], (screen.focused, keys)
         assert card_in_view(screen, cards[card])
+
+
+async def test_ctrl_r_says_what_its_check_found_once_it_has_run(ws_root: Path) -> None:
+    """ctrl+r re-reads the lesson files and checks again; with the same findings the screen came back as it was,
+    nothing to tell the key from no key. Once checked it says so in a toast, in lint's words: a lesson file broken
+    in the meantime is counted (`1 error, 2 warnings`, as `lesson-credit lint` says on the same workspace)."""
+    from tests.support.textual_private import notification_texts
+
+    app = LessonCreditApp(Workspace(ws_root, clock=lambda: LATER), poll_seconds=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_health(pilot)
+        assert screen.title == "Health · 0 errors, 2 warnings"
+        (ws_root / "lessons" / "tools" / "broken.md").write_text("---\nmatch: [unclosed\n---\n# Broken\n")
+        said = lint_summary(ws_root).split(";")[0]
+        assert said == "1 error, 2 warnings"
+        burst(pilot, "ctrl+r", "down")  # a down typed with it: no second toast
+        expected = ("", f"Checked again: {said}.")
+        await wait_until(pilot, lambda: expected in notification_texts(app))
+        await settle(pilot)
+        assert screen.title == f"Health · {said}" and notification_texts(app).count(expected) == 1

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import pytest
 from textual.command import CommandList, CommandPalette
+from textual.widgets import Input
 
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
+from lesson_credit.tui.screens.agreement import AgreementScreen
 from lesson_credit.tui.screens.analysis import AnalysisScreen
 from tests.support.textual_private import screen_lines
-from tests.tui.tui_fixture import burst, failing_grades, open_session, settle, wait_until
+from tests.tui.tui_fixture import burst, failing_grades, open_session, open_sessions, settle, wait_until
 
 # the palette's own keys, read in Textual's CommandPalette and tried: enter runs the highlighted command (with
 # none highlighted yet it highlights the first), down / up move through the list, escape closes it
@@ -119,3 +121,27 @@ async def test_the_palette_ranks_discarding_the_writes_first_for_disc_while_one_
         finally:
             down.clear()
         await wait_until(pilot, lambda: not app.saving)
+
+
+async def test_the_palette_lists_back_only_over_a_screen_it_would_close(app: LessonCreditApp) -> None:
+    """On Sessions (a screen the `s` key shows, nothing under it) the palette listed `Back`, `key: esc`, beside
+    the screen's own `Clear filter` (esc): chosen, it did nothing. Over Agreement (opened over Sessions) it is
+    listed, and `ctrl+p b a c k enter` typed at once goes back to Sessions."""
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        sessions = await open_sessions(pilot)
+        burst(pilot, "ctrl+p", "b", "a", "c", "k")
+        await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette))
+        commands = app.screen.query_one(CommandList)
+        await wait_until(pilot, lambda: app.screen.query_one(Input).value == "back")
+        await settle(pilot)
+        titles = [str(commands.get_option_at_index(i).prompt) for i in range(commands.option_count)]
+        assert not any(title.startswith("Back") for title in titles), titles
+        assert "Back" not in [command.title for command in app.get_system_commands(sessions)]
+        burst(pilot, "escape", "A")
+        await wait_until(pilot, lambda: isinstance(app.screen, AgreementScreen))
+        assert "Back" in [command.title for command in app.get_system_commands(app.screen)]
+        burst(pilot, "ctrl+p", "b", "a", "c", "k", "enter")
+        await wait_until(pilot, lambda: app.screen is sessions)
+        await settle(pilot)
+        assert app.screen is sessions

@@ -89,6 +89,7 @@ class HealthScreen(DataScreen):
     HOLDS_KEYS_UNTIL_LOADED = True
 
     AUTO_FOCUS = "#findings"
+    asked = False  # ctrl+r typed: its check's result said in a toast once it lands
     # default CSS, not CSS_PATH: Textual re-parses every stylesheet and restyles every widget of
     # every screen when a screen brings a CSS file (measured: most of Health's first open);
     # a class's default CSS is only added and applied to the new widgets
@@ -172,6 +173,9 @@ class HealthScreen(DataScreen):
         if cards and (was is not None or not isinstance(self.focused, FindingCard)):
             self._focus_again(list(cards), was.finding if was is not None else None, place)
         self.ready_for_keys()
+        if self.asked:
+            self.asked = False
+            self.notify(f"Checked again: {counts(findings)}.", markup=False)
         if event.view.library_changed:
             self.post_message(WorkspaceWritten())  # the other screens show the lessons read before
 
@@ -234,6 +238,7 @@ class HealthScreen(DataScreen):
         card.focus(scroll_visible=False)
 
     def action_recheck(self) -> None:
+        self.asked = True  # (said once checked: the same findings again looked as if ctrl+r had done nothing)
         self.busy(self.query_one("#findings", VerticalScroll), delay=0)
         self._check(reload_library=True)
 
