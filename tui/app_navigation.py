@@ -204,6 +204,8 @@ class AppNavigation(_Base):
             return
         show = self.get_key_display
         taken = bound_keys(type(self.screen).BINDINGS)  # listed under the screen: one entry per key
+        if self.screen_stack and self.screen is self.screen_stack[0]:  # a screen list's own: Back closes nothing
+            taken |= {"escape"}
         anywhere = help_keys(self.BINDINGS, show, taken)
         sections = [HelpSection("Anywhere", "Unless a text box has the focus.", anywhere)]
         current = "Anywhere"

@@ -54,7 +54,13 @@ async def test_lessons_help_lists_escape_once_and_its_footer_says_close_first(ap
         text = help_plain(app)
         assert keys_listed(section(text, "Anywhere"), "esc") == [], section(text, "Anywhere")
         assert keys_listed(section(text, "Sessions  (this screen)"), "esc") == ["esc  Clear filter"]
-        burst(pilot, "escape", "a", "question_mark")  # over Analysis, which binds no escape: the app's Back listed
+        burst(pilot, "escape", "a", "question_mark")  # over Analysis, which binds no escape: the app's Back was
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen))  # listed, and escape there did nothing
+        await settle(pilot)  # (nothing under it to go back to: the palette lists no Back there either)
+        assert keys_listed(section(help_plain(app), "Anywhere"), "esc") == []
+        burst(pilot, "escape", "A", "question_mark")  # over Agreement, opened over Analysis: its own Back, once
         await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen))
         await settle(pilot)
-        assert keys_listed(section(help_plain(app), "Anywhere"), "esc") == ["esc  Back"]
+        text = help_plain(app)
+        assert keys_listed(section(text, "Anywhere"), "esc") == []
+        assert keys_listed(section(text, "Agreement  (this screen)"), "esc") == ["esc  Back"], text
