@@ -15,6 +15,7 @@ from lesson_credit.core.analysis.candidacy import candidacies_of
 from lesson_credit.core.analysis.coverage import broad_keywords, keyword_coverage
 from lesson_credit.core.analysis.effects import LooResult, leave_one_out, loo_payload
 from lesson_credit.core.base.files import WriteGuard, write_json
+from lesson_credit.core.library.gptme_server import server_names
 from lesson_credit.core.library.lessons import Lesson, Library
 from lesson_credit.core.log.snapshot import FoldData
 
@@ -138,7 +139,7 @@ def loo(
         "dropout_sessions": len(dropout),
         "dropout_problems": (*dropout.problems, *([unlogged] if unlogged else [])),
         "effect_method": None if joint is None else joint.method(),
-        "library_ids": tuple(lesson.id for lesson in library.lessons),  # the files gptme's lessons server reads
+        "gptme_files": server_names(library.roots),  # the files gptme's lessons MCP server reads
     }
     return results, meta
 

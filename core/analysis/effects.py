@@ -514,7 +514,7 @@ def loo_payload(
     dropout_sessions: int = 0,
     dropout_problems: Sequence[str] = (),
     effect_method: str | None = None,
-    library_ids: Sequence[str] = (),
+    gptme_files: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """`loo-results.json` (docs/format.md §8), with the extra per-lesson fields this tool computes, in the shape
     gptme-contrib's two readers parse: the lessons MCP server reads `results[].path` as the lesson's
@@ -522,7 +522,7 @@ def loo_payload(
     result's lesson id is in `lesson`; gptme-dashboard reads every top-level number as `{lesson: delta}`
     (it skips `meta` and `results`), so each lesson with a delta is also a top-level key.
     `effect_method`: the joint fit's description (`JointFit.method`); `dropout_problems`: what of the
-    dropout logs was not used (a line each); `library_ids`: the library's lessons (`gptme_keys`)."""
+    dropout logs was not used (a line each); `gptme_files`: the files the lessons MCP server reads (`gptme_keys`)."""
     from lesson_credit.core.analysis import claims as claims_mod
     from lesson_credit.core.analysis import estimates
 
@@ -561,26 +561,31 @@ def loo_payload(
             "dropout_problems": list(dropout_problems),
         },
         "results": [
-            {"path": key, "lesson": r.path, **r.as_json(with_path=False)} for key, r in gptme_keys(results, library_ids)
+            {"path": key, "lesson": r.path, **r.as_json(with_path=False)} for key, r in gptme_keys(results, gptme_files)
         ],
         **flat,
     }
 
 
-def gptme_keys(results: Sequence[LooResult], library_ids: Sequence[str] = ()) -> list[tuple[str, LooResult]]:
+def gptme_keys(results: Sequence[LooResult], files: Mapping[str, str] | None = None) -> list[tuple[str, LooResult]]:
     """Each result with the name gptme's lessons MCP server looks its file up by (`gptme_key`), unless that name
-    would give another file this delta: where two lessons share the name (`tools/git/worktree.md` and
-    `workflow/git/worktree.md` are both `git/worktree`; the server took the one listed last for both), and for a
-    lesson at the library's root whose stem another lesson has (the server looks `tools/plain.md` up as
-    `tools/plain`, then as `plain`, so one with no delta of its own read `plain.md`'s). Those are named by their
-    id, which the server looks no file up by."""
-    keys = [gptme_key(r.path) for r in results]
-    counts = Counter(keys)
-    stems = Counter(PurePosixPath(lesson).stem for lesson in {*library_ids, *(r.path for r in results)})
-    return [
-        (key if counts[key] == 1 and ("/" in key or stems[key] == 1) else r.path, r)
-        for key, r in zip(keys, results, strict=True)
-    ]
+    would give another file this delta. `files`: {id: the name the server looks it up by first} of every file it
+    reads (core/library/gptme_server.py; None: the results' own). A folder lesson's name another file has
+    (`tools/git/worktree.md`, `workflow/git/worktree.md` and `.old/git/worktree.md` are all `git/worktree`;
+    `ext/lessons/x.md` is `lessons/x`, as the root lesson `x.md` is first), or a root lesson's stem another file
+    has (the server looks `tools/plain.md` up as `tools/plain`, then as `plain`) is replaced by the lesson's id,
+    which the server looks no file up by; so is the name of a result whose file is gone (moved or deleted), and
+    such a result is no rival to the file that has its name now."""
+    if files is None:
+        files = {r.path: gptme_key(r.path) if "/" in r.path else f"lessons/{gptme_key(r.path)}" for r in results}
+    firsts = Counter(files.values())
+    stems = Counter(PurePosixPath(lesson).stem for lesson in files)
+    keyed: list[tuple[str, LooResult]] = []
+    for r in results:
+        key, first = gptme_key(r.path), files.get(r.path)
+        alone = first is not None and (firsts[first] == 1 if "/" in key else stems[key] == 1)
+        keyed.append((key if alone else r.path, r))
+    return keyed
 
 
 def gptme_key(lesson_id: str) -> str:

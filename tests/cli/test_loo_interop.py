@@ -168,3 +168,71 @@ def test_a_root_lesson_is_no_fallback_for_a_lesson_of_its_stem_in_a_folder(tmp_p
     others = {lesson: row["delta"] for lesson, row in by_lesson.items() if lesson != ROOT_LEVEL}
     assert read == {lesson: delta for lesson, delta in others.items() if delta is not None}
     assert by_lesson[ROOT_LEVEL]["path"] == ROOT_LEVEL  # named by its id
+
+
+def _loo_with_riders(
+    tmp_path: Path, lessons: dict[str, Any], riders: dict[str, str], files: dict[str, str] | None = None
+) -> tuple[Path, dict[str, Any], dict[str, dict[str, Any]]]:
+    """`loo` over the crafted graded sessions, each rider in the sessions of its host ({rider: host});
+    `files`: more files under lessons/ ({path: text}), written as they are."""
+
+    def ride(event: dict[str, Any]) -> dict[str, Any]:
+        named = {x["path"] for x in event["lessons"]}
+        return {**event, "lessons": [*event["lessons"], *({"path": r} for r, h in riders.items() if h in named)]}
+
+    root = make_workspace(tmp_path, lessons=lessons, events=[ride(e) for e in crafted_events() if e["base_reward"]])
+    for rel, text in (files or {}).items():
+        (root / "lessons" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / "lessons" / rel).write_text(text, encoding="utf-8")
+    code, _, err = run_cli("loo", "--workspace", str(root))
+    assert code == 0, err
+    data = json.loads((root / "state" / "lesson-thompson" / "loo-results.json").read_text())
+    return root, data, {r["lesson"]: r for r in data["results"]}
+
+
+def test_a_folder_named_like_the_library_is_no_key_for_its_root_lesson(tmp_path: Path) -> None:
+    """The MCP server looks the root lesson `plain.md` up as `lessons/plain` first (its folder's name), the name of
+    `ext/lessons/plain.md`: the root lesson read that lesson's delta."""
+    ext = "ext/lessons/plain.md"
+    # ROOT_LEVEL rides with A: +0.3; ext with D: 0.58 - 11.5/21 (as TWIN in the test above)
+    root, data, by_lesson = _loo_with_riders(
+        tmp_path, {**LESSONS, ext: (["plainer"], "active")}, {ROOT_LEVEL: A, ext: D}
+    )
+    assert by_lesson[ROOT_LEVEL]["delta"] == pytest.approx(0.3)
+    assert by_lesson[ext]["delta"] == pytest.approx(0.58 - 11.5 / 21)
+    read = mcp_reads(data, root / "lessons")
+    assert ROOT_LEVEL not in read and ext not in read
+    others = {lesson: row["delta"] for lesson, row in by_lesson.items() if lesson not in (ROOT_LEVEL, ext)}
+    assert read == {lesson: delta for lesson, delta in others.items() if delta is not None}
+    assert by_lesson[ext]["path"] == ext
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        # a hidden folder: our library does not read it, the server does
+        (".old/git/worktree.md", "---\nstatus: active\n---\n# Old worktree\n"),
+        # frontmatter our library refuses (not YAML); the server's own reading of it finds nothing wrong
+        ("workflow/git/worktree.md", "---\nmatch: [unclosed\n---\n# Worktree\n"),
+    ],
+    ids=["hidden-folder", "refused-frontmatter"],
+)
+def test_a_file_only_the_server_reads_is_a_rival_for_a_name(tmp_path: Path, other: tuple[str, str]) -> None:
+    """The server names `other` `git/worktree` too: with NESTED keyed so, it gave that file NESTED's delta."""
+    rel, text = other
+    root, data, by_lesson = _loo_with_riders(tmp_path, dict(LESSONS), {NESTED: A}, {rel: text})
+    assert by_lesson[NESTED]["delta"] == pytest.approx(0.3) and rel not in by_lesson  # as above: with A, +0.3
+    read = mcp_reads(data, root / "lessons")
+    assert rel not in read and NESTED not in read
+    assert by_lesson[NESTED]["path"] == NESTED
+
+
+def test_a_lesson_gone_from_the_library_takes_no_name_from_a_live_one(tmp_path: Path) -> None:
+    """TWIN is in the log but its file was deleted: counted as a rival for `git/worktree`, it cost NESTED its
+    score (None from the server) though no file but NESTED's has that name."""
+    root, data, by_lesson = _loo_with_riders(tmp_path, dict(LESSONS), {NESTED: A, TWIN: D})
+    assert not (root / "lessons" / TWIN).exists()
+    assert by_lesson[TWIN]["delta"] == pytest.approx(0.58 - 11.5 / 21)  # (as in the twin test above)
+    read = mcp_reads(data, root / "lessons")
+    assert read[NESTED] == pytest.approx(0.3)
+    assert by_lesson[NESTED]["path"] == "git/worktree" and by_lesson[TWIN]["path"] == TWIN

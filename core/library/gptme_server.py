@@ -1,0 +1,35 @@
+"""The files gptme-contrib's lessons MCP server (`scripts/gptme-lessons-mcp.py`, load_lessons/load_lesson) reads
+from a library folder, and the name it looks each up by first in `loo-results.json`.
+
+It reads every `*.md` under the folder but `README.md` (`sorted(folder.rglob("*.md"))`: hidden folders too,
+folders linked to not entered), whatever the frontmatter, where our library skips hidden folders, templates and
+to-do lists and sets aside a file it cannot load. A file is looked up as `<the name of its folder>/<stem>` (one
+at the folder's root under the folder's own name: `lessons/x`), then, with no such key, as `<stem>`."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import PurePosixPath
+
+
+def server_names(roots: Iterable[str]) -> dict[str, str]:
+    """{lesson id: the name gptme's lessons server looks that file up by first} for each file it reads in the
+    library's folders (`Library.roots`, each as the server would read it were it pointed there), the first
+    folder's where two have a file of the same id; a file reached again through a folder inside another counts
+    once."""
+    names: dict[str, str] = {}
+    seen: set[str] = set()
+    for root in roots:
+        top = os.fspath(root)
+        for dirpath, dirnames, filenames in os.walk(top):  # (links to folders are listed, not entered)
+            dirnames.sort()
+            folder = os.path.relpath(dirpath, top).replace(os.sep, "/")
+            prefix = "" if folder == "." else folder + "/"
+            for name in sorted(filenames):
+                path = os.path.join(dirpath, name)
+                if not name.endswith(".md") or name == "README.md" or path in seen:
+                    continue
+                seen.add(path)
+                names.setdefault(prefix + name, f"{os.path.basename(dirpath)}/{PurePosixPath(name).stem}")
+    return names
