@@ -206,8 +206,9 @@ def record_findings(r: RecordsHealth) -> list[RecordFinding]:
         joined = f"({r.joined} of {r.records} joined)"
         message = f"{counted(len(items), 'gptme-sessions record')} {kinds}, not joined to a session {joined}: "
         advice = (
-            "A record joins the session with its id (or a unique prefix either way), else the one session logged "
-            "within [records] window seconds; an ambiguous join is never guessed. Log sessions with gptme's ids."
+            "A record joins the session with its id (or a unique prefix either way; the exact id wins over a "
+            "prefix), else the one session logged within [records] window seconds; an ambiguous join is never "
+            "guessed. Log sessions with gptme's ids."
         )
         reasons = tuple(f"{p.kind}: {p.reason}" for p in r.join_problems)
         out.append(("records-not-joined", message + _names(list(items)), advice, items, reasons))

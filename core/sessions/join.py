@@ -122,8 +122,12 @@ def join_records(
         chosen = exact if len(exact) == 1 else found
         if len(chosen) == 1:
             joined[row], how_of[row] = chosen[0]
+            won = records[chosen[0][0]]
             for i, _ in (claim for claim in found if claim != chosen[0]):  # by prefix, beaten by the exact id
-                reason = f"its id starts or is the start of {sessions.ids[row]!r}, joined by id"
+                reason = (
+                    f"its id starts or is the start of session {sessions.ids[row]!r}, which record {won.session_id!r} "
+                    f"(line {won.line}) joined: the exact id wins"
+                )
                 problems.append(JoinProblem("unmatched", records[i].session_id, records[i].line, reason))
         else:
             for i, _ in chosen:

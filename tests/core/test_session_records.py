@@ -128,7 +128,11 @@ def test_a_prefix_record_beaten_by_an_exact_one_is_reported_not_joined() -> None
     problems = {p.record_id: p for p in join.problems}
     assert set(problems) == {"abcd", "elsewhere"}  # every record not joined, each once
     assert problems["abcd"].kind == "unmatched" and problems["abcd"].line == 1
-    assert problems["abcd"].reason == "its id starts or is the start of 'abcd1234', joined by id"
+    # the record that won (its line too), not this one, joined
+    assert problems["abcd"].reason == (
+        "its id starts or is the start of session 'abcd1234', which record 'abcd1234' (line 2) joined: "
+        "the exact id wins"
+    )
 
 
 def test_a_time_window_with_two_sessions_is_ambiguous() -> None:
@@ -295,6 +299,20 @@ def test_lint_reports_unusable_lines_and_joins_not_made(tmp_path: Path) -> None:
     assert unjoined.items == ("aaaa (line 2)", "zzzz9999 (line 3)")
     assert unjoined.reasons[0].startswith("ambiguous") and unjoined.reasons[1].startswith("unmatched")
     assert "1 of 3 joined" in unjoined.message
+
+
+def test_lint_says_the_exact_id_won_a_session_a_prefix_also_claimed(tmp_path: Path) -> None:
+    from lesson_credit.core.health import lint
+
+    root = make_workspace(tmp_path, LESSONS, [session("abcd1234", 0.5, {"a.md": 1.0})])
+    write_records(root, [{"session_id": "abcd"}, {"session_id": "abcd1234"}])
+    unjoined = {f.code: f for f in lint(Workspace(root))}["records-not-joined"]
+    assert unjoined.items == ("abcd (line 1)",) and "1 of 2 joined" in unjoined.message
+    assert unjoined.reasons == (
+        "unmatched: its id starts or is the start of session 'abcd1234', which record 'abcd1234' (line 2) joined: "
+        "the exact id wins",
+    )
+    assert "the exact id wins over a prefix" in unjoined.advice
 
 
 def test_no_records_file_no_finding(tmp_path: Path) -> None:
