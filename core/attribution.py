@@ -133,7 +133,7 @@ def loo(
         design=design,
         session_ids=reader.session_ids(),
     )
-    unlogged = unlogged_problem(root / DROPOUT_DIR, randomized or {}, data.arm_ids)
+    unlogged = unlogged_problem(DROPOUT_DIR, randomized or {}, data.arm_ids)
     meta: dict[str, Any] = {
         "sessions_without_propensity": candidacies.sessions_without,
         "dropout_sessions": len(dropout),

@@ -196,15 +196,18 @@ def _unknown_kept_problem(directory: Path, sessions: Sequence[str]) -> str:
 def unlogged_problem(directory: Path, randomized: Mapping[str, Randomized], logged: Sequence[str]) -> str | None:
     """The lessons with a randomized estimate that no logged session names (gptme's auto-include kept and withheld
     them; the hook recorded only what `select` chose): `loo` has a row for the log's lessons only, so their
-    estimates are said here, or nowhere."""
+    estimates are said here, or nowhere. `directory`: the dropout folder as the line names it (relative to the
+    workspace: the line stays short)."""
     arms = set(logged)
     lost = [(lesson, r) for lesson, r in sorted(randomized.items()) if r.estimate is not None and lesson not in arms]
     if not lost:
         return None
     shown = [f"{lesson} {r.estimate:+.3f} ({r.n_kept} kept, {r.n_withheld} withheld)" for lesson, r in lost]
+    has, them = ("has", "it") if len(lost) == 1 else ("have", "them")
     return (
-        f"{directory}: {counted(len(lost), 'lesson')} with a randomized estimate in no logged session, so in no "
-        f"row: {listed(shown, 3, '; ')}; record the lessons gptme includes (`record --during`)"
+        f"{directory.as_posix()}: {counted(len(lost), 'lesson')} {has} a randomized estimate but no session of the "
+        f"log names {them}, so `loo` has no row for {them}: {listed(shown, 3, '; ')}; record the lessons gptme "
+        "includes (`record --during`)"
     )
 
 

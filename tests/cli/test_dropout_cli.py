@@ -333,7 +333,11 @@ def test_a_randomized_estimate_of_a_lesson_in_no_logged_session_is_said(tmp_path
     payload = json.loads(out)
     assert B not in {r["lesson"] for r in payload["results"]}  # no row: the log has no session of it
     (said,) = [w for w in payload["warnings"] if B in w]
-    assert "-0.150 (2 kept, 2 withheld)" in said and "in no logged session" in said
+    # one line that says plainly why there is no row, the folder named as in the workspace
+    assert said == (
+        f"state/lesson-dropout: 1 lesson has a randomized estimate but no session of the log names it, so `loo` has "
+        f"no row for it: {B} -0.150 (2 kept, 2 withheld); record the lessons gptme includes (`record --during`)"
+    )
     assert said in payload["meta"]["dropout_problems"]
     code, _, err = run_cli("loo", "--workspace", str(root), "--no-write")
     assert code == 0 and said in err
