@@ -10,26 +10,25 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from pathlib import PurePosixPath
 
 
 def server_names(roots: Iterable[str]) -> dict[str, str]:
     """{lesson id: the name gptme's lessons server looks that file up by first} for each file it reads in the
     library's folders (`Library.roots`, each as the server would read it were it pointed there), the first
-    folder's where two have a file of the same id; a file reached again through a folder inside another counts
-    once."""
+    folder's where two have a file of the same id; a library folder inside another is walked once, as the library
+    reads it (`load_library`: the first folder's ids)."""
     names: dict[str, str] = {}
-    seen: set[str] = set()
+    seen: set[str] = set()  # folders walked (a library folder inside another is walked once)
     for root in roots:
         top = os.fspath(root)
         for dirpath, dirnames, filenames in os.walk(top):  # (links to folders are listed, not entered)
-            dirnames.sort()
+            if dirpath in seen:
+                dirnames.clear()
+                continue
+            seen.add(dirpath)
             folder = os.path.relpath(dirpath, top).replace(os.sep, "/")
-            prefix = "" if folder == "." else folder + "/"
-            for name in sorted(filenames):
-                path = os.path.join(dirpath, name)
-                if not name.endswith(".md") or name == "README.md" or path in seen:
-                    continue
-                seen.add(path)
-                names.setdefault(prefix + name, f"{os.path.basename(dirpath)}/{PurePosixPath(name).stem}")
+            prefix, parent = ("" if folder == "." else folder + "/"), os.path.basename(dirpath) + "/"
+            for name in filenames:
+                if name.endswith(".md") and name != "README.md":
+                    names.setdefault(prefix + name, parent + (name[:-3] if len(name) > 3 else name))  # (its stem)
     return names

@@ -1,0 +1,45 @@
+"""The files gptme-contrib's lessons MCP server reads from a library folder, and the name it looks each up by first."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from lesson_credit.core.library.gptme_server import server_names
+
+
+def test_every_md_file_but_readme_hidden_folders_too_linked_folders_not_entered(tmp_path: Path) -> None:
+    lessons, other = tmp_path / "lessons", tmp_path / "other"
+    for rel in (
+        "a.md",
+        "README.md",
+        "TEMPLATE.md",
+        "_draft.md",
+        "notes.txt",
+        ".old/tools/a.md",
+        "tools/a.md",
+        "ext/lessons/a.md",
+        "inner/b.md",
+    ):
+        (lessons / rel).parent.mkdir(parents=True, exist_ok=True)
+        (lessons / rel).write_text("# x\n", encoding="utf-8")
+    (other / "deep").mkdir(parents=True)
+    (other / "c.md").write_text("# c\n", encoding="utf-8")
+    (other / "a.md").write_text("# a again\n", encoding="utf-8")
+    os.symlink(lessons / "tools", lessons / "linked")
+    names = server_names([str(lessons), str(other), str(lessons / "inner")])
+    # by hand: a root file under its folder's own name; README.md and other suffixes left; the link not entered;
+    # other/a.md's id is lessons/a.md's (the first folder's kept); inner/ walked once, as part of lessons/
+    assert names == {
+        "a.md": "lessons/a",
+        "TEMPLATE.md": "lessons/TEMPLATE",
+        "_draft.md": "lessons/_draft",
+        ".old/tools/a.md": "tools/a",
+        "tools/a.md": "tools/a",
+        "ext/lessons/a.md": "lessons/a",
+        "inner/b.md": "inner/b",
+        "c.md": "other/c",
+    }
+    # the server's own listing of lessons/ (pathlib's rglob, README.md skipped) is the same files
+    server = {p.relative_to(lessons).as_posix() for p in lessons.rglob("*.md") if p.name != "README.md"}
+    assert server == {lesson for lesson, name in names.items() if not name.startswith("other/")}
