@@ -7,7 +7,7 @@ import json
 import math
 import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, TypeAlias
 
@@ -100,14 +100,20 @@ def reward_or_word(text: str | None) -> tuple[float | None, str | None]:
     return parse_reward(text), None
 
 
-def on_workspace(command: str, workspace: str) -> str:
-    """`command` (a `lesson-credit ...` line to run next) on the workspace a command was given: with `-w DIR`
-    when it was not the current folder, quoted for a shell and shown as plain text."""
+def next_command(args: argparse.Namespace, words: Sequence[str], operands: Sequence[str] = ()) -> str:
+    """The `lesson-credit` command line a command's answer names to run next (`words`: the command and its
+    options), on what this one ran on: its `-w DIR` when not the current folder, the `--store` given on the
+    command line (`''`: the file), then `operands` (after `--` when one starts with `-`); quoted for a shell and
+    shown as plain text."""
     from shlex import quote
 
     from lesson_credit.cli.render import safe
 
-    return safe(command if workspace == "." else f"{command} -w {quote(workspace)}")
+    parts = ["lesson-credit", *words]
+    parts += ["-w", args.workspace] if args.workspace != "." else []
+    parts += ["--store", args.store] if getattr(args, "store", None) is not None else []
+    parts += ["--"] if any(operand.startswith("-") for operand in operands) else []
+    return safe(" ".join(quote(part) for part in [*parts, *operands]))
 
 
 def one_line(value: str | None, what: str) -> str | None:

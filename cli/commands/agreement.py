@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from lesson_credit.cli.common import (
     SubParsers,
     command,
-    on_workspace,
+    next_command,
     open_workspace,
     print_json,
     unit_float,
@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from lesson_credit.core.analysis.agreement import Agreement
 
 from lesson_credit.cli.render import counted, output_width, safe, stdout_is_terminal, table, wrap
+
+DEFAULT_THRESHOLD = 0.5  # --threshold's default: the cut for kappa
 
 
 def _num(value: float | None) -> str:
@@ -79,12 +81,17 @@ def _rows_line(pairs: Sequence[Agreement]) -> str:
     return f"Each row sets a score against a reference: {'; '.join(said)}. " if said else ""
 
 
-def _by_category_lines(by_category: Sequence[tuple[str, Sequence[Agreement]]], workspace: str) -> tuple[str, str]:
+def _by_category_lines(
+    by_category: Sequence[tuple[str, Sequence[Agreement]]], args: argparse.Namespace
+) -> tuple[str, str]:
     """On a terminal, what stands for the tables of each category (a screen or two of them under the overall
-    one, pushing it out of view): how many, named; and the command that prints them, on a line of its own."""
+    one, pushing it out of view): how many, named; and the command that prints them (with this one's source and
+    threshold: its numbers), on a line of its own."""
     names = [safe(category or "(none)") for category, _ in by_category]
     said = f"by category, {counted(len(names), 'table')} ({', '.join(names)}); they are printed by:"
-    return said, "  " + on_workspace("lesson-credit agreement --by-category", workspace)
+    words = ["agreement", "--by-category"] + (["--source", args.source] if args.source is not None else [])
+    words += ["--threshold", f"{args.threshold:g}"] if args.threshold != DEFAULT_THRESHOLD else []
+    return said, "  " + next_command(args, words)
 
 
 def cmd_agreement(args: argparse.Namespace) -> int:
@@ -104,7 +111,7 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     print(wrap(head, width) + "\n")
     print(table(HEADERS, _rows(report.pairs), right=(2, 3, 4, 5, 6), width=width, shorten_columns=SOURCES))
     if report.by_category and not args.by_category and stdout_is_terminal():
-        said, command = _by_category_lines(report.by_category, args.workspace)
+        said, command = _by_category_lines(report.by_category, args)
         print(f"\n{wrap(said, width)}\n{command}")
     else:
         for category, pairs in report.by_category:
@@ -137,7 +144,7 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
     p.add_argument(
         "--threshold",
         type=unit_float,
-        default=0.5,
+        default=DEFAULT_THRESHOLD,
         metavar="T",
         help="cut for kappa, in [0, 1]: a score >= T is positive (default: 0.5)",
     )

@@ -25,6 +25,8 @@ from lesson_credit.cli.render import counted, fmt, listed, output_width, safe, s
 from lesson_credit.core.base.numbers import signed
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from lesson_credit.core.model.settings import CreditSettings
     from lesson_credit.core.views import LessonRow, PosteriorTable
     from lesson_credit.core.workspace import Workspace
@@ -145,6 +147,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     ws = open_workspace(args, writes=args.write)
     before = ws.lesson_table(details=False)
     priority = args.priority
+    state_before = _file_identity(ws.state_path)
     replayed = ws.replay(args.strategy, args.floor, decay=args.decay, priority=priority, write=args.write)
     result = _sort_rows(_without_retired(ws, replayed, args.all), args.sort)
     warn_problems(ws, args.json)
@@ -182,16 +185,31 @@ def cmd_replay(args: argparse.Namespace) -> int:
     headers = ["lesson", "status", "n", "alpha", "beta", "mean", "change"]
     print(table(headers, rows, right=(2, 3, 4, 5, 6), width=width, shorten_columns={0: "path"}))
     if stdout_is_terminal():  # what the headline said of the write, under a table that may have pushed it away
-        print("\n" + wrap(_written_line(result.settings, args.write), width))
+        rewritten = _file_identity(ws.state_path) != state_before
+        print("\n" + wrap(_written_line(result.settings, priority, args.write, rewritten), width))
     return 0
 
 
-def _written_line(settings: CreditSettings, written: bool) -> str:
-    """Under replay's table on a terminal: whether its settings were stored, and how they would be."""
+def _file_identity(path: Path) -> tuple[int, int, int] | None:
+    """(inode, size, modification time) of the file at `path`, None when there is none: a rewrite (a new file put
+    in its place) changes it."""
+    try:
+        found = path.stat()
+    except OSError:
+        return None
+    return found.st_ino, found.st_size, found.st_mtime_ns
+
+
+def _written_line(settings: CreditSettings, priority: Sequence[str] | None, written: bool, rewritten: bool) -> str:
+    """Under replay's table on a terminal: whether its settings (and the reward priority given) were stored, and
+    bandit-state.json rewritten (a warning above says why not), or how they would be."""
     said = f"strategy {settings.strategy}, floor {settings.floor:g}, decay {settings.decay:g}"
-    if written:
+    said += f", reward priority {', '.join(priority)}" if priority else ""
+    if not written:
+        return f"what-if, nothing written: --write stores {said}"
+    if rewritten:
         return f"written: {said} stored in config.toml, bandit-state.json rewritten"
-    return f"what-if, nothing written: --write stores {said}"
+    return f"written: {said} stored in config.toml; bandit-state.json not rewritten (said above)"
 
 
 def _priority(text: str) -> tuple[str, ...]:

@@ -15,7 +15,7 @@ from lesson_credit.cli.common import (
     CliError,
     SubParsers,
     command,
-    on_workspace,
+    next_command,
     one_line,
     open_workspace,
     optional_category,
@@ -106,7 +106,7 @@ def cmd_record(args: argparse.Namespace) -> int:
     from lesson_credit.core.base.files import reading_back  # (the engine's files: not for --help)
 
     with reading_back():  # the session is logged: no memory to show it says so
-        text = None if args.json else _record_text(exp, args.workspace, output_width())
+        text = None if args.json else _record_text(exp, args, output_width())
         payload = explanation_json(ws, exp) if args.json else None
     if payload is not None:
         print_json(payload, ws)
@@ -115,7 +115,7 @@ def cmd_record(args: argparse.Namespace) -> int:
     return 0
 
 
-def _record_text(exp: Explanation, workspace: str, width: int | None) -> str:
+def _record_text(exp: Explanation, args: argparse.Namespace, width: int | None) -> str:
     """record's answer: explain's text. On a terminal the credit table stays in view: each lesson's
     keywords (a line or two each: 61 lines for eight lessons of four) are counted in one line saying which command
     lists them; piped (also with $COLUMNS set), the text is explain's whole, as scripts read it."""
@@ -125,7 +125,7 @@ def _record_text(exp: Explanation, workspace: str, width: int | None) -> str:
     if not keywords:
         return explanation_text(exp, width)
     hits = sum(k.hit for k in keywords)
-    command = on_workspace(f"lesson-credit explain {quote(exp.session.session_id)}", workspace)
+    command = next_command(args, ["explain"], [exp.session.session_id])
     whose = "lesson's" if len(exp.lessons) == 1 else "lessons'"
     said = f"the journal mentions {hits} of the {whose} {len(keywords)} keywords; each, and where:"
     return f"{explanation_text(exp, width, keywords=False)}\n\n{wrap(said, width)}\n  {command}"

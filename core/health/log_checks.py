@@ -147,8 +147,9 @@ def recorded_without_selection(h: HealthData) -> list[Finding]:
         Finding(
             "recorded-without-selection",
             WARNING,
-            f"the last {counted(len(tail), 'session')} {agree(len(tail), 'was', 'were')} recorded with no selection "
-            f"logged for {agree(len(tail), 'it', 'them')}, though {before} before them had one: " + names(list(tail)),
+            f"the last {counted(len(tail), 'session')} {agree(len(tail), 'was', 'were')} recorded with no lessons and "
+            f"no selection logged for {agree(len(tail), 'it', 'them')}, though {before} before them had one: "
+            + names(list(tail)),
             "A hook's `select` may be failing (a context file moved, a bad option): its error line is a # comment in "
             "the file `record --lessons-file` reads, so each session is logged with no lessons. Run the hook's "
             "`select` by hand and read what it says. Sessions recorded on purpose without `select` need nothing.",

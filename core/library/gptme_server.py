@@ -18,17 +18,23 @@ def server_names(roots: Iterable[str]) -> dict[str, str]:
     folder's where two have a file of the same id; a library folder inside another is walked once, as the library
     reads it (`load_library`: the first folder's ids)."""
     names: dict[str, str] = {}
-    seen: set[str] = set()  # folders walked (a library folder inside another is walked once)
+    seen: set[str] = set()  # folders walked, resolved (one inside another, or reached through a link: once)
     for root in roots:
         top = os.fspath(root)
         for dirpath, dirnames, filenames in os.walk(top):  # (links to folders are listed, not entered)
-            if dirpath in seen:
+            if (real := os.path.realpath(dirpath)) in seen:
                 dirnames.clear()
                 continue
-            seen.add(dirpath)
+            seen.add(real)
             folder = os.path.relpath(dirpath, top).replace(os.sep, "/")
             prefix, parent = ("" if folder == "." else folder + "/"), os.path.basename(dirpath) + "/"
             for name in filenames:
-                if name.endswith(".md") and name != "README.md":
+                if name.endswith(".md") and name != "README.md" and _readable(os.path.join(dirpath, name)):
                     names.setdefault(prefix + name, parent + (name[:-3] if len(name) > 3 else name))  # (its stem)
     return names
+
+
+def _readable(path: str) -> bool:
+    """Whether the server reads the file at `path`: one it cannot open (a link to nothing, no permission) it
+    passes over."""
+    return os.path.isfile(path) and os.access(path, os.R_OK)

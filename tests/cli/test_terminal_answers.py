@@ -43,7 +43,7 @@ def test_record_on_a_terminal_keeps_its_credit_table_in_view_and_counts_the_keyw
     assert len(rows) == 8, out  # the table whole
     assert lines[-2:] == [
         "the journal mentions 11 of the lessons' 32 keywords; each, and where:",
-        "  lesson-credit explain s1 -w ws",
+        "  lesson-credit explain -w ws s1",
     ], out
     assert "'k0a'" not in out  # no keyword's own line
     # what the pointer names lists them: 11 hits, as explain's JSON counts them a second way
@@ -137,3 +137,50 @@ def test_simulate_on_a_terminal_says_its_regret_per_policy_in_the_table_once(mon
     code, piped, _ = run_cli(*SIMULATE)  # piped: listed a line each, as before
     assert code == 0 and "cumulative regret against the oracle, per selection policy" in piped
     assert sum(line.startswith(tuple(f"  {p} " for p in regret)) for line in piped.split("\n")) == len(regret)
+
+
+def test_the_commands_a_terminal_answer_names_run_on_what_it_ran_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The command a terminal answer names for the rest repeats what decides its numbers: agreement's --source and
+    --threshold (without them it printed every source cut at 0.5: other numbers than the table above it), the
+    store given on the command line (`--store ''`: the file, over $LESSON_CREDIT_STORE), and a session id that
+    starts with `-` after `--` (else a usage error)."""
+    monkeypatch.setenv("COLUMNS", "200")
+    root = agreement_workspace(tmp_path)
+    code, out, err = run_cli_on_terminal("agreement", "-w", str(root), "--source", "judge", "--threshold", "0.8")
+    assert code == 0, err
+    assert out.rstrip("\n").split("\n")[-1] == (
+        f"  lesson-credit agreement --by-category --source judge --threshold 0.8 -w {root}"
+    ), out
+    ws = make_workspace(tmp_path / "r", LESSONS, events=[], journals={"j.md": JOURNAL})
+    argv = ["record", "-w", str(ws), "--store", "", "--session-id=-dash", "--journal", str(ws / "j.md")]
+    code, out, err = run_cli_on_terminal(*argv, "--lessons", *LESSONS)
+    assert code == 0, err
+    named = out.rstrip("\n").split("\n")[-1]
+    assert named == f"  lesson-credit explain -w {ws} --store '' -- -dash", out
+    code, text, err = run_cli(*named.split()[1:-4], "-w", str(ws), "--store", "", "--", "-dash")  # it runs
+    assert code == 0 and "  hit " in text, err
+
+
+def test_replay_written_says_the_priority_stored_and_whether_the_state_file_was_rewritten(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """replay --write's last line on a terminal left out the reward priority it stored, and said
+    `bandit-state.json rewritten` when the file was left to a writer (found emptied: a save in progress)."""
+    monkeypatch.setenv("COLUMNS", "200")
+    root = make_workspace(tmp_path, BASIC_LESSONS, events=[session("s1", 0.8, {"tools/git.md": 1.0})])
+    argv = ["replay", "-w", str(root), "--floor", "0.4", "--priority", "heuristic,human", "--write"]
+    code, out, err = run_cli_on_terminal(*argv)
+    assert code == 0, err
+    assert out.rstrip("\n").split("\n")[-1] == (
+        "written: strategy seed, floor 0.4, decay 1, reward priority heuristic, human stored in config.toml, "
+        "bandit-state.json rewritten"
+    ), out
+    state = root / "state" / "lesson-thompson" / "bandit-state.json"
+    state.write_bytes(b"")  # emptied just now: a save of gptme's in progress, left to it
+    code, out, err = run_cli_on_terminal("replay", "-w", str(root), "--floor", "0.5", "--write")
+    assert code == 0 and state.read_bytes() == b"", err
+    assert out.rstrip("\n").split("\n")[-1] == (
+        "written: strategy seed, floor 0.5, decay 1 stored in config.toml; bandit-state.json not rewritten (said above)"
+    ), out

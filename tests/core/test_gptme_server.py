@@ -43,3 +43,18 @@ def test_every_md_file_but_readme_hidden_folders_too_linked_folders_not_entered(
     # the server's own listing of lessons/ (pathlib's rglob, README.md skipped) is the same files
     server = {p.relative_to(lessons).as_posix() for p in lessons.rglob("*.md") if p.name != "README.md"}
     assert server == {lesson for lesson, name in names.items() if not name.startswith("other/")}
+
+
+def test_a_file_the_server_cannot_read_is_none_and_a_folder_reached_twice_is_walked_once(tmp_path: Path) -> None:
+    """A broken symbolic link named like a lesson (or a file it may not read) is none the server reads: it takes no
+    name from a lesson (before: listed, and the live `tools/a.md` lost its name in loo-results.json). A library
+    folder linked to (`lessons` a link to `shared`) with a `[lessons] dirs` folder inside it named through the link
+    is walked once (before: the resolved and the linked paths twice, each file two ids competing)."""
+    shared = tmp_path / "shared"
+    (shared / "tools").mkdir(parents=True)
+    (shared / "tools" / "a.md").write_text("# a\n", encoding="utf-8")
+    (shared / "other" / "tools").mkdir(parents=True)
+    os.symlink(tmp_path / "nowhere.md", shared / "other" / "tools" / "a.md")
+    os.symlink(shared, tmp_path / "lessons")
+    names = server_names([str((tmp_path / "lessons").resolve()), str(tmp_path / "lessons" / "tools")])
+    assert names == {"tools/a.md": "tools/a"}

@@ -39,7 +39,8 @@ def test_the_last_sessions_recorded_with_no_selection_after_selected_ones_are_a_
     assert f.severity == WARNING
     assert f.items == ("x2", "x3", "x4")  # in log order, back to s1 (selected)
     assert f.message == (
-        "the last 3 sessions were recorded with no selection logged for them, though s1 before them had one: x2, x3, x4"
+        "the last 3 sessions were recorded with no lessons and no selection logged for them, though s1 before them "
+        "had one: x2, x3, x4"
     )
     assert "select" in f.advice and "# comment" in f.advice
 
@@ -51,3 +52,13 @@ def test_no_warning_for_a_log_that_never_selects_a_short_gap_or_a_selected_last_
     assert CODE not in found(make_workspace(tmp_path / "two", lessons=LESSONS, events=two))
     last = [*selected("s0", 0), bare("x1", 1), bare("x2", 2), bare("x3", 3), *selected("s4", 4)]  # fixed since
     assert CODE not in found(make_workspace(tmp_path / "last", lessons=LESSONS, events=last))
+
+
+def test_sessions_recorded_with_lessons_but_no_selection_are_no_failing_select(tmp_path: Path) -> None:
+    """A hook whose select failed records sessions with no lessons: sessions recorded with lessons and no selection
+    (gptme's own choice, another agent that never selects) are not that, and end the streak (before: listed)."""
+    chosen = [session(f"g{i}", VARIED[i], {"a.md": 1.0}) for i in range(2, 5)]
+    events = [*selected("s0", 0), *selected("s1", 1), *chosen]
+    assert CODE not in found(make_workspace(tmp_path / "chosen", lessons=LESSONS, events=events))
+    mixed = [*selected("s0", 0), bare("x1", 1), chosen[0], bare("x3", 3), bare("x4", 4)]  # b's g2 among them
+    assert CODE not in found(make_workspace(tmp_path / "mixed", lessons=LESSONS, events=mixed))

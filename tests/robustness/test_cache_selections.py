@@ -95,11 +95,15 @@ def test_the_sessions_recorded_last_without_a_selection_are_found_in_cached_bloc
     """`lint`'s `recorded-without-selection`: r30 is selected (cached in a block once the log is read again), then
     x31..x33 are recorded with none (x31 cached, the rest appended after the cache: in memory)."""
     root = _workspace(tmp_path)
+
+    def bare(sid: str) -> str:  # recorded with no lessons, as a hook whose select failed records
+        return _line({"type": "session", "session_id": sid, "base_reward": 0.5, "lessons": []})
+
     with (root / LOG_REL).open("a") as log:
-        log.write(_selection("r30") + _session("r30") + _session("x31"))
+        log.write(_selection("r30") + _session("r30") + bare("x31"))
     Workspace(root).data()  # the cache rewritten: r30's selection and x31 in its blocks
     with (root / LOG_REL).open("a") as log:
-        log.write(_session("x32") + _session("x33"))
+        log.write(bare("x32") + bare("x33"))
     expected = (["x31", "x32", "x33"], "r30")
     assert Workspace(root, use_cache=False).recorded_without_selection() == expected
     ws = Workspace(root)
