@@ -428,8 +428,8 @@ def neighbourhoods(op: Centred | Gram, size: int = NEIGHBOURS, chunk: int = 512,
     inv_root = inv_root64.astype(np.float32)
     zx32 = (op.zx * inv_root64[None, :]).astype(np.float32, order="C")
     means32 = (means * inv_root64[None, :]).astype(np.float32, order="C")
-    # ties (equal in single precision) go to the lower `tie_ranks`: each correlation times 1 - rank 2^-40, in
-    # double precision, keeps the order of unequal ones (at least 2^-24 apart, relatively; rank < 2^13)
+    # ties (`_strongest_first`: equal in the top 16 bits of mantissa) go to the lower `tie_ranks`: each truncated
+    # correlation times 1 - rank 2^-40, in double precision, keeps the order of unequal ones (2^-16 apart at least)
     ranks = tie_ranks(op.column_keys())
     tie_scale = 1.0 - ranks * 2.0**-40
     for lo in range(0, p if size > 0 else 0, chunk):
@@ -439,7 +439,9 @@ def neighbourhoods(op: Centred | Gram, size: int = NEIGHBOURS, chunk: int = 512,
         corr *= inv_root[lo:hi, None]
         corr -= _baseline_products(zx32, means32, lo, hi)
         np.abs(corr, out=corr)
-        corr[np.arange(hi - lo), np.arange(lo, hi)] = -1.0
+        corr[np.arange(hi - lo), np.arange(lo, hi)] = 0.0
+        np.fmax(corr, 0.0, out=corr)  # NaN: 0, as weak as can be
+        corr.view(np.int32)[...] &= np.int32(~0x7F)  # 16 bits of mantissa kept
         order = corr * tie_scale[None, :]
         top = np.argpartition(order, p - size, axis=1)[:, p - size :]
         top = np.take_along_axis(top, np.argsort(-np.take_along_axis(order, top, axis=1), axis=1), axis=1)
@@ -487,12 +489,10 @@ def _sparse_neighbourhoods(op: Centred | Gram, size: int, gram: Any) -> Neighbou
         counts = np.diff(chunk.indptr)
         r, c = np.repeat(np.arange(lo, hi), counts), chunk.indices.astype(np.int64)
         corr = np.abs(chunk.data * inv_root[r] * inv_root[c] - _pair_dots(zx_r, means_r, r, c, lo, hi))
-        corr[c == r] = -1.0
-        order = np.lexsort((-corr, r))  # by row (as they are), then the strongest first
-        ordered = corr[order]
-        _ties_by_rank(order, (ordered[1:] == ordered[:-1]) & (r[1:] == r[:-1]), ranks[c])
+        corr[c == r] = 0.0
+        order = np.lexsort((_strongest_first(corr, ranks[c]), r))  # by row (as they are), the strongest first
         rank = np.arange(len(r)) - np.repeat(chunk.indptr[:-1], counts)
-        keep = (rank < size) & (ordered > 1e-6)
+        keep = (rank < size) & (corr[order] > 1e-6)
         index[r[keep], 1 + rank[keep]] = c[order][keep]
     # the blocks: A_ab = X'X_ab - (Z'X)_a' P_b for a, b in a neighbourhood, read by chunk of rows a
     valid = index >= 0
@@ -517,10 +517,10 @@ def _sparse_neighbourhoods(op: Centred | Gram, size: int, gram: Any) -> Neighbou
 def _baseline_products(zx: Any, means: Any, lo: int, hi: int) -> Any:
     """(Z'X)[:, lo:hi]' P as a dense (hi - lo) x p array, one baseline at a time: each entry the same sum, in
     the same order, wherever its columns are (a matrix product's rounding may depend on an entry's place). By
-    tiles of rows of about 2^18 entries: a tile and its term stay in cache, and the term's copy is small."""
+    tiles of rows of about 2^17 entries: a tile and its term stay in cache, and the term's copy is small."""
     zx, means = np.ascontiguousarray(zx), np.ascontiguousarray(means)  # rows read whole: 3 times faster
     out = np.zeros((hi - lo, means.shape[1]), dtype=np.result_type(zx, means))
-    rows = max(1, (1 << 18) // max(means.shape[1], 1))
+    rows = max(1, (1 << 17) // max(means.shape[1], 1))
     for start in range(lo, hi if len(zx) else lo, rows):
         tile = out[start - lo : min(start + rows, hi) - lo]
         np.multiply.outer(zx[0, start : start + len(tile)], means[0], out=tile)
@@ -530,12 +530,15 @@ def _baseline_products(zx: Any, means: Any, lo: int, hi: int) -> Any:
     return out
 
 
-def _ties_by_rank(order: IntArray, same: npt.NDArray[np.bool_], ranks: IntArray) -> None:
-    """Sort each run of tied entries of `order` (`same[i]`: its entry i + 1 ties with entry i) by `ranks`."""
-    if same.any():
-        at = np.flatnonzero(np.r_[same, False] | np.r_[False, same])
-        run = np.cumsum(np.r_[True, ~same])[at]
-        order[at] = order[at[np.lexsort((ranks[order[at]], run))]]
+def _strongest_first(corr: FloatArray, ranks: IntArray) -> IntArray:
+    """A sort key (ascending) per correlation (at least 0): the strongest first, correlations equal in their top
+    16 bits of mantissa (a relative step of 2^-16) tied, and ties by `ranks` (below 2^36). The choice among all
+    lessons truncates its single-precision correlations alike: both choices then decide alike on correlations
+    equal in exact arithmetic but rounded differently (from other numbers, in the other precision), bar the rare
+    one that straddles a step."""
+    strength = np.fmax(corr, 0.0).view(np.int64) >> 36  # NaN: 0; 11 bits of exponent, 16 of mantissa
+    key: IntArray = (((1 << 27) - 1 - strength) << 36) | ranks
+    return key
 
 
 def _spans(sizes: IntArray) -> list[tuple[int, int]]:
