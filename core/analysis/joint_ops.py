@@ -509,7 +509,7 @@ def _sparse_neighbourhoods(op: Centred | Gram, size: int, gram: Any) -> Neighbou
             b_safe = np.where(b >= 0, b, 0)
             chunk = rows_of(lo, hi)
             chunk.sum_duplicates()
-            values = np.asarray(chunk[a - lo, b_safe]).ravel() - _pair_dots(op.zx, op.means, a, b_safe, lo, hi)
+            values = np.asarray(chunk[a - lo, b_safe]).ravel() - _pair_dots(op.zx, op.means, a, b_safe, lo, hi, False)
             flat[j, slot, :] = np.where(b >= 0, values, 0.0).reshape(len(these), m)
     return Neighbourhoods(index, flat, ranks)
 
@@ -552,16 +552,20 @@ def _spans(sizes: IntArray) -> list[tuple[int, int]]:
     return spans
 
 
-def _pair_dots(left: FloatArray, right: FloatArray, a: IntArray, b: IntArray, lo: int, hi: int) -> FloatArray:
+def _pair_dots(
+    left: FloatArray, right: FloatArray, a: IntArray, b: IntArray, lo: int, hi: int, exact: bool = True
+) -> FloatArray:
     """left[:, a] . right[:, b] for each pair (a, b), every a in lo..hi-1: from the dense product of those
     columns when it has at most 4 times as many entries as there are pairs (sessions' lessons with each
     other), else one row of the k at a time. Either way each pair's sum is taken in the same order, wherever its
-    columns are (`_baseline_products`), so that equal columns' correlations are equal to the last bit."""
+    columns are (`_baseline_products`), so that equal columns' correlations are equal to the last bit; not `exact`
+    (values, not a choice, hang on it), the dense product is a matrix product's."""
     columns = np.flatnonzero(np.bincount(b, minlength=right.shape[1]))
     if (hi - lo) * len(columns) <= 4 * len(a):
         where = np.zeros(right.shape[1], dtype=np.int64)
         where[columns] = np.arange(len(columns))
-        dense: FloatArray = _baseline_products(left, right[:, columns], lo, hi)[a - lo, where[b]]
+        product = _baseline_products(left, right[:, columns], lo, hi) if exact else left[:, lo:hi].T @ right[:, columns]
+        dense: FloatArray = product[a - lo, where[b]]
         return dense
     out = np.zeros(len(a))
     for k in range(left.shape[0]):
