@@ -40,3 +40,14 @@ def tie_ranks(key: FloatArray) -> IntArray:
     ranks = np.empty(len(key), dtype=np.int64)
     ranks[np.argsort(key, kind="stable")] = np.arange(len(key))
     return ranks
+
+
+def strongest_first(corr: FloatArray) -> IntArray:
+    """A sort key (ascending) per correlation (at least 0): the strongest first, correlations equal in their top
+    16 bits of mantissa (a relative step of 2^-16) tied (a stable sort keeps their order). The choice among all
+    lessons truncates its single-precision correlations alike: both choices then decide alike on correlations
+    equal in exact arithmetic but rounded differently (from other numbers, in the other precision), bar the rare
+    one that straddles a step."""
+    strength = np.fmax(corr, 0.0).view(np.int64) >> 36  # NaN: 0; 11 bits of exponent, 16 of mantissa
+    key: IntArray = (1 << 27) - 1 - strength
+    return key

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from lesson_credit.core.analysis.joint_keys import column_keys, tie_ranks
+from lesson_credit.core.analysis.joint_keys import column_keys, strongest_first, tie_ranks
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -428,10 +428,9 @@ def neighbourhoods(op: Centred | Gram, size: int = NEIGHBOURS, chunk: int = 512,
     inv_root = inv_root64.astype(np.float32)
     zx32 = (op.zx * inv_root64[None, :]).astype(np.float32, order="C")
     means32 = (means * inv_root64[None, :]).astype(np.float32, order="C")
-    # ties (`_strongest_first`: equal in the top 16 bits of mantissa) go to the lower `tie_ranks`: each truncated
+    # ties (`strongest_first`: equal in the top 16 bits of mantissa) go to the lower `tie_ranks`: each truncated
     # correlation times 1 - rank 2^-40, in double precision, keeps the order of unequal ones (2^-16 apart at least)
-    ranks = tie_ranks(op.column_keys())
-    tie_scale = 1.0 - ranks * 2.0**-40
+    tie_scale = 1.0 - (ranks := tie_ranks(op.column_keys())) * 2.0**-40
     for lo in range(0, p if size > 0 else 0, chunk):
         hi = min(lo + chunk, p)
         corr = rows(s32, lo, hi)
@@ -482,15 +481,17 @@ def _sparse_neighbourhoods(op: Centred | Gram, size: int, gram: Any) -> Neighbou
     size, index, inv_root, means = _start(op, size, cross_diag)
     m = size + 1
     ranks = tie_ranks(op.column_keys())
+    by_rank = np.argsort(ranks)  # the column of each rank
+    ranked_rows = _ranked_rows(op, gram, by_rank)
     zx_r, means_r = op.zx * inv_root[None, :], means * inv_root[None, :]
     for lo, hi in _spans(sizes) if size > 0 else []:
-        chunk = rows_of(lo, hi)
-        chunk.sum_duplicates()  # and sorted: a column's entry in a row is found by bisection
+        chunk = ranked_rows(lo, hi)
+        chunk.sum_duplicates()  # and sorted: a row's entries in the order of their columns' ranks
         counts = np.diff(chunk.indptr)
-        r, c = np.repeat(np.arange(lo, hi), counts), chunk.indices.astype(np.int64)
+        r, c = np.repeat(np.arange(lo, hi), counts), by_rank[chunk.indices]
         corr = np.abs(chunk.data * inv_root[r] * inv_root[c] - _pair_dots(zx_r, means_r, r, c, lo, hi))
         corr[c == r] = 0.0
-        order = np.lexsort((_strongest_first(corr, ranks[c]), r))  # by row (as they are), the strongest first
+        order = np.lexsort((strongest_first(corr), r))  # by row (as they are), the strongest first, ties by rank
         rank = np.arange(len(r)) - np.repeat(chunk.indptr[:-1], counts)
         keep = (rank < size) & (corr[order] > 1e-6)
         index[r[keep], 1 + rank[keep]] = c[order][keep]
@@ -530,15 +531,17 @@ def _baseline_products(zx: Any, means: Any, lo: int, hi: int) -> Any:
     return out
 
 
-def _strongest_first(corr: FloatArray, ranks: IntArray) -> IntArray:
-    """A sort key (ascending) per correlation (at least 0): the strongest first, correlations equal in their top
-    16 bits of mantissa (a relative step of 2^-16) tied, and ties by `ranks` (below 2^36). The choice among all
-    lessons truncates its single-precision correlations alike: both choices then decide alike on correlations
-    equal in exact arithmetic but rounded differently (from other numbers, in the other precision), bar the rare
-    one that straddles a step."""
-    strength = np.fmax(corr, 0.0).view(np.int64) >> 36  # NaN: 0; 11 bits of exponent, 16 of mantissa
-    key: IntArray = (((1 << 27) - 1 - strength) << 36) | ranks
-    return key
+def _ranked_rows(op: Centred | Gram, gram: Any, by_rank: IntArray) -> Callable[[int, int], Any]:
+    """Rows lo..hi-1 of X'X (`gram` when given) with the columns numbered by rank (`by_rank[i]`: the column of
+    rank i): sorted, a row's tied candidates are in the order of their ranks (the columns of X permuted once)."""
+    from scipy import sparse
+
+    if gram is None and op.x is not None:
+        x_ranked = op.x.tocsr()[:, by_rank]
+        xt = op.xt if isinstance(op, Centred) else op._xt
+        return lambda lo, hi: (xt[lo:hi] @ x_ranked).tocsr()
+    cross = sparse.csr_matrix(gram if gram is not None else op.cross_products())[:, by_rank].tocsr()
+    return lambda lo, hi: cross[lo:hi]
 
 
 def _spans(sizes: IntArray) -> list[tuple[int, int]]:
