@@ -59,6 +59,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from lesson_credit.core.analysis.joint_keys import column_keys
 from lesson_credit.core.analysis.joint_ops import (
     CROSS_DENSE_MAX,
     Gram,
@@ -386,7 +387,8 @@ class Sums:
     """The sufficient statistics of the model over every arm, y~ the rewards after their baselines
     (y - Z (Z'Z)^+ Z'y): X'X (`cross`: a dense array, up to `CROSS_DENSE_MAX` arms),
     Z'X, X'y~, injections and their total weight per arm, (Z'Z)^+ and its rank, Z'y, y~'y~ and y'y; `x`: X
-    itself (n x arms CSR) in place of X'X (`cross` None) beyond `CROSS_DENSE_MAX` arms (`sums`)."""
+    itself (n x arms CSR) in place of X'X (`cross` None) beyond `CROSS_DENSE_MAX` arms (`sums`); `key`: each
+    arm's `joint_ops.column_keys` (what breaks ties among its neighbours, whatever the arms' order)."""
 
     cross: FloatArray | None
     zx: FloatArray
@@ -399,6 +401,7 @@ class Sums:
     yy: float
     y2: float
     x: Any = None
+    key: FloatArray | None = None
 
 
 def sums(sessions: Design, entries: Callable[[int, int], Entries], block: int) -> Sums:
@@ -434,6 +437,7 @@ def sums(sessions: Design, entries: Callable[[int, int], Entries], block: int) -
     cross = np.zeros((n_arms, n_arms) if dense else (0, 0))
     zx, xy, weight, yy = np.zeros((k, n_arms)), np.zeros(n_arms), np.zeros(n_arms), 0.0
     count = np.zeros(n_arms, dtype=np.int64)
+    key = np.zeros(n_arms)
     kept: list[Any] = []  # the blocks' X (beyond CROSS_DENSE_MAX arms)
     for lo, hi in spans:
         z = z_of(lo, hi)
@@ -447,12 +451,13 @@ def sums(sessions: Design, entries: Callable[[int, int], Entries], block: int) -
             kept.append(x)
         zx += (z.T @ x).toarray()
         xy += x.T @ y
+        key += column_keys(x.T, lo)
         count += np.bincount(arm, minlength=n_arms)
         weight += np.bincount(arm, weights=w, minlength=n_arms)
     if dense:
-        return Sums(cross, zx, xy, count, weight, ginv, rank, zy, yy, y2)
+        return Sums(cross, zx, xy, count, weight, ginv, rank, zy, yy, y2, key=key)
     x = sparse.vstack(kept, format="csr") if kept else sparse.csr_matrix((0, n_arms))
-    return Sums(None, zx, xy, count, weight, ginv, rank, zy, yy, y2, x)
+    return Sums(None, zx, xy, count, weight, ginv, rank, zy, yy, y2, x, key)
 
 
 def _add_cross(cross: FloatArray, x: Any) -> None:
@@ -499,7 +504,8 @@ def fit_sums(
         x = None if x is None else x[:, active]
         cross = None if cross is None else cross[np.ix_(active, active)]
     zx = st.zx[:, active]
-    op = Gram(cross, zx, st.ginv, st.ginv @ zx, st.rank, x)
+    key = None if st.key is None else st.key[active]
+    op = Gram(cross, zx, st.ginv, st.ginv @ zx, st.rank, x, key)
     # no variation left after the baselines: no signal
     b = st.xy[active] if st.yy > 1e-12 * max(st.y2, 1e-300) else np.zeros(len(active))
     dense = solver == "dense" or (solver == "auto" and len(active) <= DENSE_MAX)

@@ -20,7 +20,9 @@ in a session with it), whose principal submatrix is inverted exactly. A principa
 inverse never exceeds the whole inverse on the diagonal, so this is a lower bound that is exact
 when no lesson outside the neighbourhood is correlated with the ones in it. Measured against the
 dense inverse (bench/joint_scale.py): median -0.6% on the sd in a random library, -0.5% with
-topic clusters of 20 lessons, where the diagonal alone (`1 / A_jj`) is 10% short.
+topic clusters of 20 lessons, where the diagonal alone (`1 / A_jj`) is 10% short. Lessons tied in
+correlation are chosen by `column_keys` (their content), not by column (the order lessons first
+appear in the log): the same log gives the same numbers whatever that order.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+
+from lesson_credit.core.analysis.joint_keys import column_keys, strongest_first, tie_ranks
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -130,6 +134,10 @@ class Centred:
         """An upper bound of each row's nonzeros in X'X: the lessons of its sessions, with repeats."""
         return _row_sizes(self.x)
 
+    def column_keys(self) -> FloatArray:
+        """Each column's `column_keys`."""
+        return column_keys(self.xt, 0)
+
     def cross_diagonal(self) -> FloatArray:
         """X'X_jj = sum_i x_ij^2."""
         return np.asarray(self.x.multiply(self.x).sum(axis=0), dtype=np.float64).ravel()
@@ -173,10 +181,16 @@ class Gram:
     means: FloatArray
     rank: int
     x: Any = None  # X itself (n x p CSR) in place of `cross` (None then) when the sums kept the injections
+    key: FloatArray | None = None  # each column's `column_keys` (from X when None and X is kept)
 
     @property
     def p(self) -> int:
         return int(self.zx.shape[1])
+
+    def column_keys(self) -> FloatArray:
+        if self.key is None and self.x is None:
+            return np.arange(self.p, dtype=np.float64)  # nothing to read the columns' content from: their order
+        return self.key if self.key is not None else column_keys(self._xt, 0)
 
     @cached_property
     def _xt(self) -> Any:
@@ -322,10 +336,12 @@ def conjugate_gradients(
 @dataclass(frozen=True)
 class Neighbourhoods:
     """Each column's neighbourhood (itself first, then up to NEIGHBOURS others; -1 pads) and the
-    centred Gram matrix A on it: `index` (p, m+1), `block` (p, m+1, m+1)."""
+    centred Gram matrix A on it: `index` (p, m+1), `block` (p, m+1, m+1); `ranks`: each column's `tie_ranks`
+    (`blocks` places the columns in that order, so that the partition does not depend on the columns' order)."""
 
     index: IntArray
     block: FloatArray
+    ranks: IntArray | None = None
 
     def inverse_diagonal(self, penalty: FloatArray) -> FloatArray:
         """[(A_NN + L_NN)^-1]_00 per column: the neighbourhood estimate of [(A + L)^-1]_jj."""
@@ -344,14 +360,17 @@ class Neighbourhoods:
 
     @cached_property
     def blocks(self) -> list[tuple[IntArray, FloatArray]]:
-        """A partition of the columns into blocks of correlated ones (each column not yet placed opens
-        a block with its neighbours not yet placed: at most NEIGHBOURS + 1 columns), grouped by size:
-        (members (b, size), A on each block (b, size, size))."""
+        """A partition of the columns into blocks of correlated ones (each column not yet placed, in the order
+        of `ranks`, opens a block with its neighbours not yet placed: at most NEIGHBOURS + 1 columns), grouped by
+        size: (members (b, size), A on each block (b, size, size))."""
         placed = np.zeros(len(self.index), dtype=bool)
         by_size: dict[int, list[tuple[int, list[int], list[int]]]] = {}
-        for j, row in enumerate(self.index.tolist()):
+        visit = range(len(self.index)) if self.ranks is None else np.argsort(self.ranks).tolist()
+        rows = self.index.tolist()
+        for j in visit:
             if placed[j]:
                 continue
+            row = rows[j]
             slots = [i for i, k in enumerate(row) if k >= 0 and not placed[k]]
             chosen = [row[i] for i in slots]
             placed[chosen] = True
@@ -404,20 +423,27 @@ def neighbourhoods(op: Centred | Gram, size: int = NEIGHBOURS, chunk: int = 512,
 
     p = op.p
     # the choice in single precision, on correlations: (X'X_jk - (Z'X)_j' P_k) / (root_j root_k)
-    size, index, inv_root64 = _start(op, size, np.asarray(s.diagonal(), dtype=np.float64))
+    size, index, inv_root64, means = _start(op, size, np.asarray(s.diagonal(), dtype=np.float64))
     m = size + 1
     inv_root = inv_root64.astype(np.float32)
-    zx32 = (op.zx * inv_root64[None, :]).astype(np.float32)
-    means32 = (op.means * inv_root64[None, :]).astype(np.float32)
+    zx32 = (op.zx * inv_root64[None, :]).astype(np.float32, order="C")
+    means32 = (means * inv_root64[None, :]).astype(np.float32, order="C")
+    # ties (`strongest_first`: equal in the top 16 bits of mantissa) go to the lower `tie_ranks`: each truncated
+    # correlation times 1 - rank 2^-40, in double precision, keeps the order of unequal ones (2^-16 apart at least)
+    tie_scale = 1.0 - (ranks := tie_ranks(op.column_keys())) * 2.0**-40
     for lo in range(0, p if size > 0 else 0, chunk):
         hi = min(lo + chunk, p)
         corr = rows(s32, lo, hi)
         corr *= inv_root[None, :]
         corr *= inv_root[lo:hi, None]
-        corr -= zx32[:, lo:hi].T @ means32
+        corr -= _baseline_products(zx32, means32, lo, hi)
         np.abs(corr, out=corr)
-        corr[np.arange(hi - lo), np.arange(lo, hi)] = -1.0
-        top = np.argpartition(corr, p - size, axis=1)[:, p - size :]
+        corr[np.arange(hi - lo), np.arange(lo, hi)] = 0.0
+        np.fmax(corr, 0.0, out=corr)  # NaN: 0, as weak as can be
+        corr.view(np.int32)[...] &= np.int32(~0x7F)  # 16 bits of mantissa kept
+        order = corr * tie_scale[None, :]
+        top = np.argpartition(order, p - size, axis=1)[:, p - size :]
+        top = np.take_along_axis(top, np.argsort(-np.take_along_axis(order, top, axis=1), axis=1), axis=1)
         strong = np.take_along_axis(corr, top, axis=1) > 1e-6
         index[lo:hi, 1:] = np.where(strong, top, -1)
     valid = index >= 0
@@ -434,7 +460,7 @@ def neighbourhoods(op: Centred | Gram, size: int = NEIGHBOURS, chunk: int = 512,
             hi = min(lo + chunk, p)
             block = rows(s, lo, hi) - op.zx[:, lo:hi].T @ op.means  # rows lo..hi-1 of A = X'X - (Z'X)' P
             flat[these] = block[a_idx[these] - lo, b_idx[these]]
-    return Neighbourhoods(index, flat.reshape(p, m, m))
+    return Neighbourhoods(index, flat.reshape(p, m, m), ranks)
 
 
 def _sparse_neighbourhoods(op: Centred | Gram, size: int, gram: Any) -> Neighbourhoods:
@@ -442,7 +468,7 @@ def _sparse_neighbourhoods(op: Centred | Gram, size: int, gram: Any) -> Neighbou
     injected in a session with it), read in chunks of rows of at most `SPARSE_BUDGET` nonzeros, so time and
     memory grow with X'X's nonzeros, not with p^2. A column correlated with another only through their
     baselines (the two in sessions of one category, never in one session) is no candidate: such a
-    correlation is of the order of 1 / the category's sessions. Ties: the lower column."""
+    correlation is of the order of 1 / the category's sessions. Ties: the lower `tie_ranks`."""
     from scipy import sparse
 
     if gram is not None:
@@ -452,17 +478,20 @@ def _sparse_neighbourhoods(op: Centred | Gram, size: int, gram: Any) -> Neighbou
     else:
         rows_of, sizes, cross_diag = op.cross_rows, op.row_sizes(), op.cross_diagonal()
     p = op.p
-    size, index, inv_root = _start(op, size, cross_diag)
+    size, index, inv_root, means = _start(op, size, cross_diag)
     m = size + 1
-    zx_r, means_r = op.zx * inv_root[None, :], op.means * inv_root[None, :]
+    ranks = tie_ranks(op.column_keys())
+    by_rank = np.argsort(ranks)  # the column of each rank
+    ranked_rows = _ranked_rows(op, gram, by_rank)
+    zx_r, means_r = op.zx * inv_root[None, :], means * inv_root[None, :]
     for lo, hi in _spans(sizes) if size > 0 else []:
-        chunk = rows_of(lo, hi)
-        chunk.sum_duplicates()  # and sorted: a column's entry in a row is found by bisection
+        chunk = ranked_rows(lo, hi)
+        chunk.sum_duplicates()  # and sorted: a row's entries in the order of their columns' ranks
         counts = np.diff(chunk.indptr)
-        r, c = np.repeat(np.arange(lo, hi), counts), chunk.indices.astype(np.int64)
+        r, c = np.repeat(np.arange(lo, hi), counts), by_rank[chunk.indices]
         corr = np.abs(chunk.data * inv_root[r] * inv_root[c] - _pair_dots(zx_r, means_r, r, c, lo, hi))
-        corr[c == r] = -1.0
-        order = np.lexsort((-corr, r))  # by row (as they are), then the strongest first
+        corr[c == r] = 0.0
+        order = np.lexsort((strongest_first(corr), r))  # by row (as they are), the strongest first, ties by rank
         rank = np.arange(len(r)) - np.repeat(chunk.indptr[:-1], counts)
         keep = (rank < size) & (corr[order] > 1e-6)
         index[r[keep], 1 + rank[keep]] = c[order][keep]
@@ -481,9 +510,38 @@ def _sparse_neighbourhoods(op: Centred | Gram, size: int, gram: Any) -> Neighbou
             b_safe = np.where(b >= 0, b, 0)
             chunk = rows_of(lo, hi)
             chunk.sum_duplicates()
-            values = np.asarray(chunk[a - lo, b_safe]).ravel() - _pair_dots(op.zx, op.means, a, b_safe, lo, hi)
+            values = np.asarray(chunk[a - lo, b_safe]).ravel() - _pair_dots(op.zx, op.means, a, b_safe, lo, hi, False)
             flat[j, slot, :] = np.where(b >= 0, values, 0.0).reshape(len(these), m)
-    return Neighbourhoods(index, flat)
+    return Neighbourhoods(index, flat, ranks)
+
+
+def _baseline_products(zx: Any, means: Any, lo: int, hi: int) -> Any:
+    """(Z'X)[:, lo:hi]' P as a dense (hi - lo) x p array, one baseline at a time: each entry the same sum, in
+    the same order, wherever its columns are (a matrix product's rounding may depend on an entry's place). By
+    tiles of rows of about 2^17 entries: a tile and its term stay in cache, and the term's copy is small."""
+    zx, means = np.ascontiguousarray(zx), np.ascontiguousarray(means)  # rows read whole: 3 times faster
+    out = np.zeros((hi - lo, means.shape[1]), dtype=np.result_type(zx, means))
+    rows = max(1, (1 << 17) // max(means.shape[1], 1))
+    for start in range(lo, hi if len(zx) else lo, rows):
+        tile = out[start - lo : min(start + rows, hi) - lo]
+        np.multiply.outer(zx[0, start : start + len(tile)], means[0], out=tile)
+        term = np.empty_like(tile)
+        for k in range(1, len(zx)):
+            tile += np.multiply.outer(zx[k, start : start + len(tile)], means[k], out=term)
+    return out
+
+
+def _ranked_rows(op: Centred | Gram, gram: Any, by_rank: IntArray) -> Callable[[int, int], Any]:
+    """Rows lo..hi-1 of X'X (`gram` when given) with the columns numbered by rank (`by_rank[i]`: the column of
+    rank i): sorted, a row's tied candidates are in the order of their ranks (the columns of X permuted once)."""
+    from scipy import sparse
+
+    if gram is None and op.x is not None:
+        x_ranked = op.x.tocsr()[:, by_rank]
+        xt = op.xt if isinstance(op, Centred) else op._xt
+        return lambda lo, hi: (xt[lo:hi] @ x_ranked).tocsr()
+    cross = sparse.csr_matrix(gram if gram is not None else op.cross_products())[:, by_rank].tocsr()
+    return lambda lo, hi: cross[lo:hi]
 
 
 def _spans(sizes: IntArray) -> list[tuple[int, int]]:
@@ -497,15 +555,20 @@ def _spans(sizes: IntArray) -> list[tuple[int, int]]:
     return spans
 
 
-def _pair_dots(left: FloatArray, right: FloatArray, a: IntArray, b: IntArray, lo: int, hi: int) -> FloatArray:
+def _pair_dots(
+    left: FloatArray, right: FloatArray, a: IntArray, b: IntArray, lo: int, hi: int, exact: bool = True
+) -> FloatArray:
     """left[:, a] . right[:, b] for each pair (a, b), every a in lo..hi-1: from the dense product of those
     columns when it has at most 4 times as many entries as there are pairs (sessions' lessons with each
-    other), else one row of the k at a time."""
+    other), else one row of the k at a time. Either way each pair's sum is taken in the same order, wherever its
+    columns are (`_baseline_products`), so that equal columns' correlations are equal to the last bit; not `exact`
+    (values, not a choice, hang on it), the dense product is a matrix product's."""
     columns = np.flatnonzero(np.bincount(b, minlength=right.shape[1]))
     if (hi - lo) * len(columns) <= 4 * len(a):
         where = np.zeros(right.shape[1], dtype=np.int64)
         where[columns] = np.arange(len(columns))
-        dense: FloatArray = (left[:, lo:hi].T @ right[:, columns])[a - lo, where[b]]
+        product = _baseline_products(left, right[:, columns], lo, hi) if exact else left[:, lo:hi].T @ right[:, columns]
+        dense: FloatArray = product[a - lo, where[b]]
         return dense
     out = np.zeros(len(a))
     for k in range(left.shape[0]):
@@ -513,9 +576,11 @@ def _pair_dots(left: FloatArray, right: FloatArray, a: IntArray, b: IntArray, lo
     return out
 
 
-def _start(op: Centred | Gram, size: int, cross_diag: FloatArray) -> tuple[int, IntArray, FloatArray]:
+def _start(op: Centred | Gram, size: int, cross_diag: FloatArray) -> tuple[int, IntArray, FloatArray, FloatArray]:
     """A neighbourhood's size besides its lesson (at most p - 1), the index with each column first in its own
-    row (the others -1 until chosen), and each column's 1 / root of its centred diagonal. A column that does not
+    row (the others -1 until chosen), each column's 1 / root of its centred diagonal and P = (Z'Z)^+ Z'X, these
+    two summed in one order whatever a column's place (a matrix product's rounding may depend on it: equal columns
+    must tie exactly, for `tie_ranks` to decide). A column that does not
     vary within any baseline group (a lesson in every session at one weight) is zero once centred, up to rounding
     (its centred diagonal at most 1e-9 of X'X's, `cross_diag`): 0, correlated with nothing (its 1 / root would
     overflow and make NaNs that took a neighbour's place)."""
@@ -523,7 +588,13 @@ def _start(op: Centred | Gram, size: int, cross_diag: FloatArray) -> tuple[int, 
     size = min(size, p - 1)
     index = np.full((p, size + 1), -1, dtype=np.int64)
     index[:, 0] = np.arange(p)
-    diag = op.gram_diag()
+    means = np.zeros(op.zx.shape)
+    for i, j in zip(*np.nonzero(op.ginv), strict=True):
+        means[i] += op.ginv[i, j] * op.zx[j]
+    diag = cross_diag.copy()
+    for k in range(len(means)):
+        diag -= op.zx[k] * means[k]
+    diag = np.maximum(diag, 0.0)
     flat_column = diag <= 1e-9 * cross_diag
     inv_root: FloatArray = np.where(flat_column, 0.0, 1.0 / np.sqrt(np.where(flat_column, 1.0, diag)))
-    return size, index, inv_root
+    return size, index, inv_root, means

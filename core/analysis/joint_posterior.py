@@ -96,12 +96,13 @@ IntArray = npt.NDArray[np.int64]
 
 POLICY_TAU_MIN = 0.15  # prior sd floor of a coefficient when selecting (see the module docstring)
 CACHE_NAME = "joint-posterior.msgpack"
-CACHE_VERSION = 18  # 2: time blocks, `--during` lessons left out; 3: per-category deviations; 4: read within blocks
+CACHE_VERSION = 19  # 2: time blocks, `--during` lessons left out; 3: per-category deviations; 4: read within blocks
 # and agents; 5: baselines refitted with them; 6: solved to their fixed point; 7: `Code` is `code`; 8: time-only
 # lessons from the prior; 9: blocks from 24 graded sessions; 10: NFC kinds and graders; 11: kinds printed NFC; 12: a
 # switch at a block's start is time-only; 13: kinds named by all sessions' spelling; 14: 3 blocks at 50-70 sessions;
 # 15: a tau per lesson differing by category, each cell's noise its own; 16: grouped with a time-only one is too; 17:
-# a lesson constant in its groups is no one's neighbour; 18: beyond 4,096 lessons, neighbours only from its sessions
+# a lesson constant in its groups is no one's neighbour; 18: beyond 4,096 lessons, neighbours only from its sessions;
+# 19: beyond 600 lessons, neighbours tied in correlation chosen by their sessions, not by the order lessons appear
 CACHE_MAGIC = b"lesson-credit joint-posterior 1\n"
 CACHE_MAX_BYTES = 1 << 30
 
@@ -222,12 +223,11 @@ def posterior_from_fit(
 
 
 def category_deviations(fit: JointFit, source: Design | Stream) -> tuple[FloatArray, FloatArray, float]:
-    """(mean, variance) of u_jc per injection, shape (categories, arms), and the cells' typical tau (root
-    mean square of their tau_j) per unit weight (see the module docstring). At the backfit's fixed
-    point, u is the ridge regression of the residuals (every baseline refitted) on the cells at penalty
-    noise^2 / tau_j^2 per cell; so each round reads the tau_j^2 from the cells' partial estimates
-    (`category_prior`) and solves that system (`_ridge`, one pass over the injections a product), until
-    they settle."""
+    """(mean, variance) of u_jc per injection, shape (categories, arms), and the cells' typical tau (root mean square of
+    their tau_j) per unit weight (see the module docstring). At the backfit's fixed point, u is the ridge regression of
+    the residuals (every baseline refitted) on the cells at penalty noise^2 / tau_j^2 per cell; so each round reads the
+    tau_j^2 from the cells' partial estimates (`category_prior`) and solves that system (`_ridge`, one pass over the
+    injections a product), until they settle."""
     stream = source if isinstance(source, Stream) else Stream.held(source)
     c, n_arms = stream.sessions.n_categories, stream.sessions.n_arms
     dev, var = np.zeros((c, n_arms)), np.zeros((c, n_arms))

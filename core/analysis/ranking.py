@@ -30,8 +30,9 @@ BoolArray = npt.NDArray[np.bool_]
 # 2: a lesson identified only by time ranked at the prior's 0; 3: 3 time blocks at 50-70 graded sessions (were 2);
 # 4: a lesson grouped with one identified only by time ranked at 0 too; 5: a lesson constant within every baseline
 # group is no one's neighbour (beyond 600 lessons: the others' sds); 6: beyond 4,096 lessons, a lesson's
-# neighbours are among those injected in a session with it only (their sds)
-EFFECTS_VERSION = 6
+# neighbours are among those injected in a session with it only (their sds); 7: beyond 600 lessons, neighbours
+# tied in correlation chosen by their sessions, not by the order lessons first appear in the log (the sds)
+EFFECTS_VERSION = 7
 
 
 def timed_arms(design: Design) -> BoolArray:
