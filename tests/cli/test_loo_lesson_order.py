@@ -51,7 +51,9 @@ def _same_whatever_the_order(tmp_path: Path, capsys: Any, lessons: int) -> None:
     assert forwards.keys() == backwards.keys()
     assert len(forwards) > lessons // 2  # most lessons have an interval: the comparison is not empty
     worst = max(abs(a - b) for k in forwards for a, b in zip(forwards[k], backwards[k], strict=True))
-    assert worst <= 1e-9
+    # 4e-10 measured at 640 lessons (the claims' robust conjugate gradients stop an iteration apart: solver
+    # tolerance, another BLAS may differ more), 2e-12 at 4,100; the old choice: 6.1e-3 and 1.2e-3
+    assert worst <= 1e-6
 
 
 def test_just_above_600_lessons_the_intervals_do_not_depend_on_the_lessons_order(tmp_path: Path, capsys: Any) -> None:
