@@ -6,6 +6,7 @@ import argparse
 import json
 import math
 import os
+import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -102,18 +103,37 @@ def reward_or_word(text: str | None) -> tuple[float | None, str | None]:
 
 def next_command(args: argparse.Namespace, words: Sequence[str], operands: Sequence[str] = ()) -> str:
     """The `lesson-credit` command line a command's answer names to run next (`words`: the command and its
-    options), on what this one ran on: its `-w DIR` when not the current folder, the `--store` given on the
-    command line (`''`: the file), then `operands` (after `--` when one starts with `-`); quoted for a shell and
-    shown as plain text."""
+    options, `option` for each with a value), on what this one ran on: its `-w DIR` when not the current folder,
+    the `--store` given on the command line (`''`: the file; `URL` for one holding a password, never shown), then
+    `operands` (after `--` when one starts with `-`); quoted for a shell and shown as plain text."""
     from shlex import quote
 
     from lesson_credit.cli.render import safe
 
     parts = ["lesson-credit", *words]
-    parts += ["-w", args.workspace] if args.workspace != "." else []
-    parts += ["--store", args.store] if getattr(args, "store", None) is not None else []
+    parts += option("--workspace", args.workspace, "-w") if args.workspace != "." else []
+    if (store := getattr(args, "store", None)) is not None:
+        parts += option("--store", "URL" if _holds_password(store) else store)
     parts += ["--"] if any(operand.startswith("-") for operand in operands) else []
     return safe(" ".join(quote(part) for part in [*parts, *operands]))
+
+
+def option(name: str, value: str, short: str | None = None) -> list[str]:
+    """`name value` (or `short value`) on a command line, `name=value` when the value starts with `-` (read as an
+    option else)."""
+    return [f"{name}={value}"] if value.startswith("-") else [short or name, value]
+
+
+def _holds_password(store: str) -> bool:
+    """Whether a --store value (a postgresql:// URL or a libpq keyword string) holds a password."""
+    from urllib.parse import urlsplit
+
+    if "://" in store:
+        try:
+            return urlsplit(store).password is not None or "password=" in store
+        except ValueError:
+            return True  # (not shown when it cannot be read)
+    return re.search(r"(?:^|\s)password\s*=", store) is not None
 
 
 def one_line(value: str | None, what: str) -> str | None:

@@ -11,6 +11,7 @@ from lesson_credit.cli.common import (
     command,
     next_command,
     open_workspace,
+    option,
     print_json,
     unit_float,
     warn_problems,
@@ -89,8 +90,8 @@ def _by_category_lines(
     threshold: its numbers), on a line of its own."""
     names = [safe(category or "(none)") for category, _ in by_category]
     said = f"by category, {counted(len(names), 'table')} ({', '.join(names)}); they are printed by:"
-    words = ["agreement", "--by-category"] + (["--source", args.source] if args.source is not None else [])
-    words += ["--threshold", f"{args.threshold:g}"] if args.threshold != DEFAULT_THRESHOLD else []
+    words = ["agreement", "--by-category"] + (option("--source", args.source) if args.source is not None else [])
+    words += ["--threshold", repr(args.threshold)] if args.threshold != DEFAULT_THRESHOLD else []  # (all digits)
     return said, "  " + next_command(args, words)
 
 

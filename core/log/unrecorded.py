@@ -36,11 +36,12 @@ def selected_never_recorded(index: LogIndex) -> list[tuple[str, int]]:
 
 
 def recorded_unselected(index: LogIndex, back: int) -> tuple[list[str], str | None]:
-    """The ids of the sessions recorded last with no lesson that no selection names (in log order: what a hook
-    whose `select` failed records), and the latest session before them that one names; ([], None) when a session
-    with lessons but no selection comes first (recorded without `select`: another agent's, gptme's own choice), or
-    none of the last `back` sessions is named by one. Ids the cached blocks' selections name are compared by hash
-    (a hash two ids share counts as selected), the rest by id."""
+    """The ids of the sessions recorded last with no lesson chosen before them (those included during one do not
+    count) that no selection names (in log order: what a hook whose `select` failed records), and the latest
+    session before them that one names; ([], None) when a session with lessons but no selection comes first
+    (recorded without `select`: another agent's, gptme's own choice), or none of the last `back` sessions is
+    named by one. Ids the cached blocks' selections name are compared by hash (a hash two ids share counts as
+    selected), the rest by id."""
     n = index.n_sessions
     lo = max(n - back, 0)
     held = {s.session_id for _, s in index.selections.between(_held_from(index.selections), len(index.selections))}
@@ -48,16 +49,14 @@ def recorded_unselected(index: LogIndex, back: int) -> tuple[list[str], str | No
     cached: U64 = np.sort(np.concatenate([np.zeros(0, np.uint64), *hashes]))
     recent = index.session_ids.between(lo, n)
     named = among(cached, id_hashes(recent)) | np.fromiter((s in held for s in recent), bool, len(recent))
-    empty = np.diff(index.session_start.span(lo, n + 1)) == 0
+    sizes = np.diff(index.session_start.span(lo, n + 1)).tolist()
     tail: list[str] = []
-    for session_id, selected, bare in zip(
-        reversed(recent), reversed(named.tolist()), reversed(empty.tolist()), strict=True
-    ):
-        if selected:
-            return tail[::-1], session_id
-        if not bare:
+    for row in range(n - 1, lo - 1, -1):
+        if named[row - lo]:
+            return tail[::-1], recent[row - lo]
+        if sizes[row - lo] > len(index.during.get(row) or ()):  # a lesson chosen before the session (not --during)
             return [], None
-        tail.append(session_id)
+        tail.append(recent[row - lo])
     return [], None
 
 

@@ -184,3 +184,28 @@ def test_replay_written_says_the_priority_stored_and_whether_the_state_file_was_
     assert out.rstrip("\n").split("\n")[-1] == (
         "written: strategy seed, floor 0.5, decay 1 stored in config.toml; bandit-state.json not rewritten (said above)"
     ), out
+
+
+def test_a_named_command_keeps_every_digit_no_password_and_a_value_starting_with_a_dash() -> None:
+    """The threshold was printed with 6 digits (0.6000004 as 0.6: judge's kappa 0.438 against 0.235), a --store
+    holding a password was printed back (the store's messages never show it), and `-w -dash` is read as two
+    options (exit 2)."""
+    from argparse import Namespace
+
+    from lesson_credit.cli.common import next_command
+
+    plain = Namespace(workspace="-dash", store=None)
+    assert next_command(plain, ["explain"], ["s1"]) == "lesson-credit explain --workspace=-dash s1"
+    for store in ("postgresql://ana:s3cret@db/credit", "host=db password=s3cret dbname=credit"):
+        line = next_command(Namespace(workspace=".", store=store), ["explain"], ["s1"])
+        assert line == "lesson-credit explain --store URL s1" and "s3cret" not in line
+    line = next_command(Namespace(workspace=".", store="postgresql://ana@db/credit"), ["explain"], ["s1"])
+    assert line == "lesson-credit explain --store postgresql://ana@db/credit s1"
+
+
+def test_agreement_names_its_threshold_with_every_digit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    root = agreement_workspace(tmp_path)
+    code, out, err = run_cli_on_terminal("agreement", "-w", str(root), "--threshold", "0.6000004")
+    assert code == 0, err
+    assert out.rstrip("\n").split("\n")[-1].endswith(f"--by-category --threshold 0.6000004 -w {root}"), out

@@ -62,3 +62,15 @@ def test_sessions_recorded_with_lessons_but_no_selection_are_no_failing_select(t
     assert CODE not in found(make_workspace(tmp_path / "chosen", lessons=LESSONS, events=events))
     mixed = [*selected("s0", 0), bare("x1", 1), chosen[0], bare("x3", 3), bare("x4", 4)]  # b's g2 among them
     assert CODE not in found(make_workspace(tmp_path / "mixed", lessons=LESSONS, events=mixed))
+
+
+def test_a_session_with_only_lessons_included_during_it_counts_as_recorded_with_none(tmp_path: Path) -> None:
+    """A hook records `--lessons-file selected.txt --during tools/debug.md`: when its select failed, each session
+    holds the lessons included during it only; those are no choice of select's (before: the run ended there, no
+    warning)."""
+    during = [
+        {**session(f"x{i}", VARIED[i], {}), "lessons": [{"path": "a.md", "salience": 1.0, "included": "during"}]}
+        for i in range(2, 5)
+    ]
+    f = found(make_workspace(tmp_path, lessons=LESSONS, events=[*selected("s0", 0), *selected("s1", 1), *during]))
+    assert f[CODE].items == ("x2", "x3", "x4")
