@@ -49,6 +49,7 @@ from lesson_credit.tui.stylesheet import ThemeStylesheet
 from lesson_credit.tui.text import counted, listed, one_line
 from lesson_credit.tui.textual_private import trim_toasts
 from lesson_credit.tui.widgets.scrollbar_render import SCROLLBAR_CSS, WholeCellScrollBarRender
+from lesson_credit.tui.write_state import Write
 from lesson_credit.tui.writes import OPERATOR, WriteQueue
 
 if TYPE_CHECKING:
@@ -134,7 +135,7 @@ class LessonCreditApp(AppNavigation, AppWrites, App[None]):
         self.poll_seconds = poll_seconds
         self.writes = WriteQueue(operator)
         self.retry_seconds = retry_seconds
-        self._waiting_reason: str | None = None  # the failure last toasted for the write being retried
+        self._waiting_reason: tuple[Write, str] | None = None  # the write whose failure was toasted last, and why
         self.snapshot: SourceSnapshot | None = None  # the latest change message's (or the first read's)
         self._notified: set[str] = set()
         self.held_toasts = HeldToasts()

@@ -53,7 +53,7 @@ class AppWrites(_Base):
         retry_seconds: float
         saving: reactive[str]
         saving_short: str
-        _waiting_reason: str | None
+        _waiting_reason: tuple[Write, str] | None
         _check_source: Callable[..., object]  # (a worker of the app's: reads the source, posts what changed)
 
     def commit_grade(
@@ -144,13 +144,15 @@ class AppWrites(_Base):
 
     def on_write_waiting(self, event: WriteWaiting) -> None:
         """The oldest write failed and will be tried again: the title bar says so on every screen
-        until it is written or discarded, and a toast says why (again only when the reason changes)."""
+        until it is written or discarded, and a toast says why (again only when the reason changes). The toast is
+        keyed on the write, not on whether it still waits: a loaded screen may read the failures after the save."""
         self._show_saving()
         self.keys.wake()  # (a session's screen holds no keys for an undo waiting to be retried: `log_undo_unread`)
         reason = one_line(event.reason)
-        if reason == self._waiting_reason:
+        last = self._waiting_reason
+        if last is not None and last[0] is event.write and last[1] == reason:
             return
-        self._waiting_reason = reason
+        self._waiting_reason = event.write, reason
         subject = _subject(event.write)
         self.notify(
             f"{_what(event.write)} {subject} is not saved yet: {reason}. It is tried again until it is "
@@ -169,7 +171,6 @@ class AppWrites(_Base):
             self.saving = f"waiting to save {counted(waiting[0], 'write')} (ctrl+d discards)"
             return
         self.saving_short = ""
-        self._waiting_reason = None
         applying = self.writes.applying()
         self.saving = f"saving {counted(applying[0], 'write')}…" if applying and applying[1] >= SLOW_WRITE_S else ""
 

@@ -117,6 +117,27 @@ async def test_a_failing_grade_waits_says_why_and_is_saved_by_a_retry(app: Lesso
         assert app.writes.can_undo("s4")
 
 
+async def test_one_toast_for_one_reason_when_the_screen_reads_the_failures_after_the_save(
+    app: LessonCreditApp, ws_root: Path
+) -> None:
+    """A loaded machine: the writer failed three times and saved before the screen read any of its news; each
+    failure read then found nothing waiting any more and was toasted again (CI saw three toasts for one reason)."""
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await open_detail(pilot, "s4")
+        outage = Outage(app.source, times=3, error=OSError(28, "No space left on device"))
+        await pilot.press("7", "c")
+        deadline = time.monotonic() + 60
+        while grades(ws_root) != [("s4", 0.7)] and time.monotonic() < deadline:
+            time.sleep(0.01)  # blocks the app's loop (the test runs on it): the screen reads nothing meanwhile
+        assert outage.failed == ["s4"] * 3 and grades(ws_root) == [("s4", 0.7)]
+        await settle(pilot)
+        shown = toasts(app, "warning")
+        assert len(shown) == 1, shown
+        assert "No space left on device" in shown[0]
+        assert app.saving == "" and app.writes.waiting() is None
+
+
 async def test_writes_behind_a_waiting_one_wait_and_are_saved_in_order(app: LessonCreditApp, ws_root: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
