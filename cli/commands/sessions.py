@@ -136,7 +136,7 @@ def _record_of(ws: Workspace, session_id: str) -> dict[str, Any]:
 def explanation_json(ws: Workspace, exp: Explanation) -> dict[str, Any]:
     """explain's JSON: a pending session's per-lesson reward is null (it credited nothing yet),
     and `journal_changed` says whether the journal's sha256 still matches the recorded one."""
-    from lesson_credit.core.log.records import journal_changed
+    from lesson_credit.core.library.journals import journal_changed
 
     payload: dict[str, Any] = exp.as_json()
     if exp.base_reward is None:
@@ -163,7 +163,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     else:
         width = output_width()
         print(explanation_text(exp, width))
-        from lesson_credit.core.log.records import journal_changed
+        from lesson_credit.core.library.journals import journal_changed
 
         changed, why = journal_changed(ws.root, _record_of(ws, exp.session.session_id), ws.allow_outside_journals)
         if changed:
@@ -386,7 +386,7 @@ def _recorded_as(name: str | None, recorded: str | None) -> str:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from lesson_credit.core.log.records import journal_changed
+    from lesson_credit.core.library.journals import journal_changed
 
     ws = open_workspace(args)
     session_id = resolve_session(ws, args.session_id)

@@ -3,8 +3,10 @@ and reading one to record a session from."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
+from typing import Any
 
 from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.base.safe_read import JOURNAL_MAX_BYTES, UnsafeFile, read_regular, read_text, resolve_path
@@ -25,31 +27,51 @@ def read_journal(root: Path, journal_path: str | None, allow_outside: bool) -> t
     path is relative to the workspace `root`; one outside it is read only with `allow_outside`."""
     if not journal_path:
         return None, "the session names no journal"
+    raw, problem = _journal_bytes(root, journal_path, allow_outside)
+    if raw is None:
+        return None, problem
+    problem = None
+    if len(raw) > JOURNAL_READ_LIMIT:
+        raw = raw[:JOURNAL_READ_LIMIT]
+        problem = f"journal {journal_path} is larger than {JOURNAL_READ_LIMIT >> 20} MB; only its start is shown"
+    return raw.decode("utf-8", errors="replace"), problem
+
+
+def journal_changed(root: Path, record: dict[str, Any], allow_outside: bool = False) -> tuple[bool | None, str]:
+    """(changed, why): True when the journal's sha256 differs from the recorded one, False when
+    it matches, None when it cannot be told (no hash recorded, journal unreadable)."""
+    recorded = record.get("journal_sha256")
+    journal = record.get("journal_path")
+    if not isinstance(recorded, str) or not isinstance(journal, str) or not journal:
+        return None, "the record has no journal hash"
+    raw, problem = _journal_bytes(root, journal, allow_outside)
+    if raw is None:
+        return None, problem or ""
+    if len(raw) > JOURNAL_READ_LIMIT:
+        return None, f"journal {journal} is larger than {JOURNAL_READ_LIMIT >> 20} MB: not checked"
+    if hashlib.sha256(raw).hexdigest() != recorded.lower():
+        return True, f"journal {journal} changed since the session was recorded (sha256 differs)"
+    return False, "journal unchanged since recording"
+
+
+def _journal_bytes(root: Path, journal_path: str, allow_outside: bool) -> tuple[bytes | None, str | None]:
+    """(up to JOURNAL_READ_LIMIT + 1 bytes, None) of the journal a session's path names, relative to the workspace
+    `root` (resolved) when not absolute; (None, why) when it cannot be read, is no regular file, or lies outside
+    `root` without `allow_outside`."""
     path = Path(journal_path)
     if not path.is_absolute():
         path = root / path
     try:
         resolved = resolve_path(path)
-    except UnsafeFile as exc:
-        return None, f"journal {exc}"
-    if not allow_outside and not resolved.is_relative_to(root):
-        return (
-            None,
-            f"journal {journal_path} is outside the workspace (not read without --allow-outside)",
-        )
-    try:
-        raw = read_regular(resolved, JOURNAL_READ_LIMIT, longer=True)
+        if not allow_outside and not resolved.is_relative_to(root):
+            return None, f"journal {journal_path} is outside the workspace (not read without --allow-outside)"
+        return read_regular(resolved, JOURNAL_READ_LIMIT, longer=True), None
     except FileNotFoundError:
         return None, f"journal {journal_path} not found"
     except UnsafeFile as exc:
         return None, f"journal {exc}"
     except OSError as exc:
         return None, f"journal {journal_path}: {exc.strerror}"
-    problem = None
-    if len(raw) > JOURNAL_READ_LIMIT:
-        raw = raw[:JOURNAL_READ_LIMIT]
-        problem = f"journal {journal_path} is larger than {JOURNAL_READ_LIMIT >> 20} MB; only its start is shown"
-    return raw.decode("utf-8", errors="replace"), problem
 
 
 def journal_candidates(journal: Path, root: Path) -> list[Path]:

@@ -1,4 +1,4 @@
-"""One session's record as it was written, and whether its journal changed since.
+"""One session's record as it was written (whether its journal changed since: core/library/journals.py).
 
 The log index keeps only what the fold needs; `show` and `explain` also want the fields it
 drops (the journal's sha256, the lessons' stored rewards and hits). The record is found by a
@@ -7,16 +7,11 @@ linear-time search of the log for the session id, so even a big log costs one pa
 
 from __future__ import annotations
 
-import hashlib
 import json
 import mmap
 import re
 from pathlib import Path
 from typing import Any
-
-from lesson_credit.core.base.safe_read import UnsafeFile, resolve_path
-
-JOURNAL_HASH_LIMIT = 64 * 1024 * 1024  # a bigger file is reported as unchecked rather than hashed
 
 
 def session_record(log_path: Path, session_id: str, *, unique: bool = False) -> dict[str, Any] | None:
@@ -66,35 +61,6 @@ def _record_of(line: bytes, session_id: str) -> dict[str, Any] | None:
     if isinstance(record, dict) and record.get("type") in (None, "session") and record.get("session_id") == session_id:
         return record
     return None
-
-
-def journal_changed(root: Path, record: dict[str, Any], allow_outside: bool = False) -> tuple[bool | None, str]:
-    """(changed, why): True when the journal's sha256 differs from the recorded one, False when
-    it matches, None when it cannot be told (no hash recorded, journal unreadable)."""
-    recorded = record.get("journal_sha256")
-    journal = record.get("journal_path")
-    if not isinstance(recorded, str) or not isinstance(journal, str) or not journal:
-        return None, "the record has no journal hash"
-    path = Path(journal)
-    if not path.is_absolute():
-        path = root / path
-    try:
-        resolved = resolve_path(path)
-    except UnsafeFile as exc:
-        return None, f"journal {exc}"
-    if not allow_outside and not resolved.is_relative_to(root.resolve()):
-        return None, "the journal is outside the workspace (not read without --allow-outside)"
-    try:
-        if not resolved.is_file():
-            return None, f"journal {journal} not found"
-        if resolved.stat().st_size > JOURNAL_HASH_LIMIT:
-            return None, f"journal {journal} is larger than {JOURNAL_HASH_LIMIT >> 20} MB: not checked"
-        digest = hashlib.sha256(resolved.read_bytes()).hexdigest()
-    except OSError as exc:
-        return None, f"journal {journal}: {exc.strerror}"
-    if digest != recorded.lower():
-        return True, f"journal {journal} changed since the session was recorded (sha256 differs)"
-    return False, "journal unchanged since recording"
 
 
 RECORD_MAX_BYTES = 64 * 1024 * 1024  # a session record's line is never near this long

@@ -1,15 +1,17 @@
-"""lesson_credit.core.log.records: reading one session's record back, and the journal check behind journal_changed."""
+"""Reading one session's record back (core.log.records); the journal check behind journal_changed (core.library)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from lesson_credit.core.log.records import journal_changed, session_record
+from lesson_credit.core.library.journals import journal_changed
+from lesson_credit.core.log.records import session_record
 
 
 def found(record: dict[str, Any] | None) -> dict[str, Any]:
@@ -88,3 +90,22 @@ def test_journal_changed(tmp_path: Path) -> None:
     )
     outside = {"journal_path": str(tmp_path.parent / "x.md"), "journal_sha256": digest}
     assert journal_changed(tmp_path, outside)[0] is None
+
+
+def test_journal_changed_names_a_journal_that_is_no_file_and_says_the_same_as_show_of_one_outside(
+    tmp_path: Path,
+) -> None:
+    """A journal replaced by a FIFO was "not found" (it is there), and a FIFO put in its place between the check and
+    the read would have hung the hash; a journal outside the workspace was "the journal" in one place and named in
+    the journal's own (`read_journal`)."""
+    digest = hashlib.sha256(b"hello\n").hexdigest()
+    os.mkfifo(tmp_path / "j.md")
+    assert journal_changed(tmp_path, {"journal_path": "j.md", "journal_sha256": digest}) == (
+        None,
+        f"journal {tmp_path / 'j.md'}: a FIFO, not a regular file; not read",
+    )
+    outside = {"journal_path": str(tmp_path.parent / "x.md"), "journal_sha256": digest}
+    assert journal_changed(tmp_path, outside) == (
+        None,
+        f"journal {tmp_path.parent / 'x.md'} is outside the workspace (not read without --allow-outside)",
+    )
