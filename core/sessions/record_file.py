@@ -204,6 +204,9 @@ def parse_records(data: bytes) -> tuple[list[Record], list[RecordProblem], int]:
         if len(text) > LINE_MAX_BYTES:
             problem(number, f"longer than {LINE_MAX_BYTES >> 20} MB; skipped")
             continue
+        if number == 1 and text.startswith(b"\xef\xbb\xbf"):  # (gptme-sessions' reader cannot read it either)
+            problem(number, "starts with a UTF-8 byte order mark (save the file without one); skipped")
+            continue
         record = _record(number, text, problem)
         if record is None:
             continue

@@ -337,3 +337,14 @@ def test_undoing_a_judge_grade_over_a_records_judge_says_the_records_score_is_ba
     # manual has no grade there; the judge's is undone (the refusal said "scored only by its record (no grade)")
     with pytest.raises(WorkspaceError, match=r"^nothing to undo: manual has no grade on session 's1' \(judge's grades"):
         Workspace(root).undo_grade("s1")
+
+
+def test_a_byte_order_mark_before_the_first_record_is_named_as_one() -> None:
+    """An editor on Windows saves a UTF-8 byte order mark first: line 1 was "not valid JSON (invalid character)",
+    which says nothing of the three invisible bytes. It is still skipped (gptme-sessions' reader cannot read that
+    line either: the numbers stay the same on both sides), and the problem says what to do."""
+    data = b'\xef\xbb\xbf{"session_id":"a","outcome":"success"}\n{"session_id":"b","outcome":"success"}\n'
+    records, problems, count = parse_records(data)
+    assert [r.session_id for r in records] == ["b"] and count == 1
+    assert problems[0].line == 1
+    assert problems[0].reason == "starts with a UTF-8 byte order mark (save the file without one); skipped"
