@@ -416,16 +416,14 @@ def read_state(path: Path, raw: bytes | None = None) -> dict[str, Any]:
     return loaded
 
 
-def state_not_written(exc: StoreError | OSError | MemoryError, path: Path) -> str:
+def state_not_written(exc: StoreError | OSError | MemoryError, path: Path, done: str = "the event is logged") -> str:
     """The warning when `bandit-state.json` could not be rewritten after a write that succeeded
     (a full disk, a read-only folder, a directory in its place, not enough memory to fold the log):
-    the next write or `status` does it."""
+    the next write or `status` does it. `done`: what the write did (an event logged, settings saved)."""
     if isinstance(exc, MemoryError):
-        return (
-            f"{path}: not rewritten, not enough memory; the event is logged, and the next write or `status` rewrites it"
-        )
+        return f"{path}: not rewritten, not enough memory; {done}, and the next write or `status` rewrites it"
     reason = str(exc) if isinstance(exc, StoreError) else f"{path}: {exc.strerror or exc}"
-    return f"{reason}; the event is logged, and the next write or `status` rewrites {path.name}"
+    return f"{reason}; {done}, and the next write or `status` rewrites {path.name}"
 
 
 def export_target(path: Path | str) -> Path:

@@ -85,8 +85,10 @@ class StateFile(Analysis):
         except StoreError as exc:  # (the lock not taken: a lost connection, say)
             return (interop.state_not_written(exc, self.state_path),)
 
-    def _after_write(self, adopted: bool = False, locked: bool = True, appended: bool = False) -> tuple[str, ...]:
-        """The event is in the log (or the settings in config.toml): the command has succeeded, and
+    def _after_write(
+        self, adopted: bool = False, locked: bool = True, appended: bool = False, done: str = "the event is logged"
+    ) -> tuple[str, ...]:
+        """The event is in the log (or, `done` says, the settings in config.toml): the command has succeeded, and
         a failure to rewrite `bandit-state.json` (a derived file) is only a warning (see interop),
         returned with the others of the rewrite (`write_state`), one line each. The caller holds the
         log's lock. `adopted`: the file's evidence is in the log now (see write_state). `appended`:
@@ -100,20 +102,20 @@ class StateFile(Analysis):
             raise
         except StoreError as exc:
             if not appended:
-                return (interop.state_not_written(exc, self.state_path),)
+                return (interop.state_not_written(exc, self.state_path, done),)
             try:
                 self.refresh()  # (a store whose connection broke connects afresh)
             except StoreError as again:
                 raise StoredUnread.after(again) from None
-            return (interop.state_not_written(exc, self.state_path),)
+            return (interop.state_not_written(exc, self.state_path, done),)
         except OSError as exc:
-            return (interop.state_not_written(exc, self.state_path),)
+            return (interop.state_not_written(exc, self.state_path, done),)
         try:
             return self.write_state(locked=locked, adopted=adopted)
         except interop.StateKept as exc:
             return (str(exc),)
         except (StoreError, OSError, MemoryError) as exc:
-            return (interop.state_not_written(exc, self.state_path),)
+            return (interop.state_not_written(exc, self.state_path, done),)
 
     def write_state(self, *, locked: bool = False, adopted: bool = False) -> tuple[str, ...]:
         """Rewrite `bandit-state.json` from the fold, atomically, keeping what else the file holds and

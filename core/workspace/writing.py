@@ -329,7 +329,7 @@ class Writing(GptmeFiles):
 
                 self._save_config(change)
                 self.config = replace(self.config, credit=settings, reward_priority=chosen)
-                self.warnings.extend(self._after_write())
+                self.warnings.extend(self._after_write(done="the settings are saved"))
         base = None if chosen == self.data().scores().priority else self.priority_base(chosen)
         return self.lesson_table(settings, base, details=False)
 
@@ -353,7 +353,7 @@ class Writing(GptmeFiles):
         with self.log.locked():
             self._save_config(change)
             self.config = replace(self.config, credit=settings, policy=policy)
-            self.warnings.extend(self._after_write())
+            self.warnings.extend(self._after_write(done="the settings are saved"))
 
     def _save_config(self, change: Callable[[Config], Config]) -> None:
         """Write `change` of config.toml as it is now (under the writers' lock): what an operator set

@@ -183,3 +183,21 @@ def test_a_lock_timeout_that_is_no_number_of_seconds_is_refused(tmp_path: Path, 
                        env={"LESSON_CREDIT_LOCK_TIMEOUT": bad})  # fmt: skip
     assert done.returncode == 1 and done.stderr.count("\n") == 1 and "LESSON_CREDIT_LOCK_TIMEOUT" in done.stderr
     assert log_bytes(ws) == b""
+
+
+def test_settings_saved_while_bandit_state_cannot_be_written_say_so_not_that_an_event_is_logged(
+    tmp_path: Path,
+) -> None:
+    """`replay --write` logs no event (it saves config.toml): its warning said "the event is logged"."""
+    ws = make_ws(tmp_path)
+    (ws / "j.md").write_text("alpha")
+    assert run_process("record", "--session-id", "s1", "--journal", "j.md", "--lessons", "a.md", cwd=ws).returncode == 0
+    before = log_bytes(ws)
+    (ws / STATE_REL).unlink()
+    (ws / STATE_REL).mkdir()  # bandit-state.json replaced by a directory
+    done = run_process("replay", "--floor", "0.5", "--write", cwd=ws)
+    assert done.returncode == 0, done.stderr
+    warning = [line for line in done.stderr.splitlines() if line.startswith("warning:")]
+    assert len(warning) == 1 and "bandit-state.json" in warning[0], done.stderr
+    assert "event" not in warning[0] and "the settings are saved" in warning[0], warning[0]
+    assert log_bytes(ws) == before and "floor = 0.5" in (ws / LOG_REL.parent / "config.toml").read_text()
