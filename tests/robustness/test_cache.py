@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -170,6 +171,8 @@ def test_an_unreadable_lesson_path_leaves_the_lesson_cache_as_it_is(tmp_path: Pa
     if unreadable == "mode-000" and os.geteuid() == 0:
         pytest.skip("root reads a mode-000 file")
     root = make_ws(tmp_path / "ws")
+    time.sleep(2.1)  # a.md no longer "changed just now" (by its ctime): else the first slow command after 2 s writes
+    # the cache again to say so (CI, loaded, did)
     path = root / "lessons" / "bad.md"
     if unreadable == "mode-000":
         path.write_text(LESSON)
@@ -180,6 +183,7 @@ def test_an_unreadable_lesson_path_leaves_the_lesson_cache_as_it_is(tmp_path: Pa
     first = run_process("status", cwd=root)  # a process of its own each: /proc/self is another process's
     assert first.returncode == 0 and "bad.md: cannot read" in first.stderr, first.stderr
     written = cache.stat().st_mtime_ns
+    time.sleep(2.1)  # what a loaded machine does between two commands (CI wrote the cache again here)
     second = run_process("status", cwd=root)
     assert second.returncode == 0 and second.stderr == first.stderr
     assert cache.stat().st_mtime_ns == written  # not written again
@@ -199,6 +203,7 @@ def test_a_lesson_file_refused_to_this_user_leaves_the_lesson_cache_as_it_is(
     from lesson_credit.core.library.lessons import load_library
 
     make_ws(tmp_path)
+    time.sleep(2.1)  # a.md not "changed just now": a load over 2 s after it would write the cache again to say so
     (tmp_path / "lessons" / "bad.md").write_text(LESSON)
 
     def refused(path: Any, limit: int) -> bytes:
