@@ -100,8 +100,13 @@ def as_versions_before_wrote_it(root: Path, times: tuple[str, str]) -> dict[str,
     """The workspace's file with each arm stamped as versions before this one stamped it: its session's time as
     logged (git s2's, quote s1's), our stamp gone with the edit."""
     state: dict[str, Any] = json.loads((root / STATE_REL).read_text())
-    assert state["arms"][GIT]["last_updated"] != times[1]  # (written now as gptme writes a time)
     state["arms"][GIT]["last_updated"], state["arms"][QUOTE]["last_updated"] = times[1], times[0]
+    return state
+
+
+def as_written(root: Path, times: tuple[str, str]) -> dict[str, Any]:
+    """The workspace's file as this version writes it (each stamp its session's time as gptme writes one)."""
+    state: dict[str, Any] = json.loads((root / STATE_REL).read_text())
     return state
 
 
@@ -121,19 +126,26 @@ def lesson_rows(root: Path) -> dict[str, tuple[float, float, int]]:
     return {row["path"]: (row["alpha"], row["beta"], row["n"]) for row in json.loads(out)["lessons"] if row["n"]}
 
 
-TIMES = {"z": ("2026-11-01T10:00:00Z", "2026-11-02T10:00:00Z"), "naive": ("2026-11-01T10:00:00", "2026-11-02T10:00:00")}
+TIMES = {
+    "z": ("2026-11-01T10:00:00Z", "2026-11-02T10:00:00Z"),  # `record`'s
+    "naive": ("2026-11-01T10:00:00", "2026-11-02T10:00:00"),  # another tool's
+    "gptme": ("2026-11-01T10:00:00.123456+00:00", "2026-11-02T10:00:00.5+00:00"),  # gptme-sessions' (and 1 digit)
+    "offset-space": ("2026-11-01 12:00:00+02:00", "2026-11-02 10:00:00.000-00:00"),
+}
+STAMPED = {"before": as_versions_before_wrote_it, "now": as_written}
 
 
+@pytest.mark.parametrize("stamped", sorted(STAMPED))
 @pytest.mark.parametrize("form", sorted(TIMES))
-def test_a_backup_written_before_this_version_is_still_known_as_ours(tmp_path: Path, form: str) -> None:
-    """A backup of the file as versions before this one wrote it (each stamp a session's time as logged), where
-    gptme's bandit then made an arm (five sessions, four rewarded), and no copy of ours left: known by its stamps
-    as an earlier copy of ours, git and quote as we wrote them, so only gptme's arm is logged, once. Taken for
-    another bandit's file, git and quote would count twice."""
+def test_a_backup_of_ours_is_known_by_its_stamps(tmp_path: Path, form: str, stamped: str) -> None:
+    """A backup of the file as this version writes it or as versions before wrote it (each stamp a session's time
+    as logged), where gptme's bandit then made an arm (five sessions, four rewarded), and no copy of ours left: known
+    by its stamps as an earlier copy of ours, git and quote as we wrote them, so only gptme's arm is logged, once.
+    Taken for another bandit's file, git and quote would count twice."""
     times = TIMES[form]
     root = timed(tmp_path, times)
     backup = tmp_path / "backup.json"
-    backup.write_text(gptme_saved(as_versions_before_wrote_it(root, times), OTHER, (4.0, 1.0, 5, 4), sessions=5))
+    backup.write_text(gptme_saved(STAMPED[stamped](root, times), OTHER, (4.0, 1.0, 5, 4), sessions=5))
     shutil.rmtree(root / STATE_REL.parent / ".cache")
     out = ok_out("import-gptme", "--workspace", str(root), str(backup))
     assert "increments" in out, out
@@ -145,7 +157,7 @@ def test_a_backup_written_before_this_version_is_still_known_as_ours(tmp_path: P
     assert (root / LOG_REL).read_bytes() == log
 
 
-@pytest.mark.parametrize("form", sorted(TIMES))
+@pytest.mark.parametrize("form", ["naive", "z"])
 def test_the_own_file_written_before_this_version_agrees_with_the_log(tmp_path: Path, form: str) -> None:
     """The workspace's own file as versions before this one wrote it, with no copy of ours left: at the log's
     numbers, each arm stamped as a write of ours stamped it then. Nothing is said of it and nothing logged."""
@@ -179,3 +191,19 @@ def test_gptmes_key_for_a_lesson_of_sessions_gptme_sessions_timed(tmp_path: Path
     assert "lessons/" + A in arms and A not in arms, sorted(arms)
     # by hand: a = the log's (1.5, 1.5) n 1 + gptme's +1 / +0, n + 1 = (2.5, 1.5) n 2
     assert (arms["lessons/" + A]["alpha"], arms["lessons/" + A]["beta"]) == (2.5, 1.5)
+
+
+@pytest.mark.parametrize("form", sorted(TIMES))
+def test_the_own_file_gptme_saved_unchanged_agrees_with_the_log(tmp_path: Path, form: str) -> None:
+    """gptme-sessions' `prune` on the workspace's own file with nothing to prune, then its save (its own keys: our
+    stamp gone), and no copy of ours left: every arm at the log's numbers and stamped as we stamp it (its session's
+    time as gptme writes one), so the file agrees with the log. `import-gptme` of it has nothing to import."""
+    times = TIMES[form]
+    root = timed(tmp_path, times)
+    state = json.loads((root / STATE_REL).read_text())
+    (root / STATE_REL).write_text(json.dumps({key: state[key] for key in GPTME_KEYS}))
+    shutil.rmtree(root / STATE_REL.parent / ".cache")
+    log = (root / LOG_REL).read_bytes()
+    out = ok_out("import-gptme", "--workspace", str(root), str(root / STATE_REL))
+    assert "nothing to import" in out, out
+    assert (root / LOG_REL).read_bytes() == log
