@@ -19,11 +19,16 @@ TIME = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d{1,6})?(?:Z|[+-]\d\d
 UTC_ZONES = ("+00:00", "-00:00", "Z", "")  # the zones a time written with offset 0 may bear (none: naive)
 
 
-@lru_cache(maxsize=1 << 14)  # (a file's arms share their sessions' times: 412 sessions for 1,000 arms)
 def gptme_time(text: object) -> str | None:
     """`text` as gptme-sessions writes a time and reads it on Python 3.10 (`isoformat` of an aware time: a naive
-    one and `Z` read as UTC, an offset kept), or None when it is not a time we read (`TIME`)."""
-    if not isinstance(text, str) or TIME.fullmatch(text) is None:
+    one and `Z` read as UTC, an offset kept), or None when it is not a time we read (`TIME`; not a string: a
+    file's value may be anything)."""
+    return _written(text) if isinstance(text, str) else None
+
+
+@lru_cache(maxsize=1 << 14)  # (a file's arms share their sessions' times: 412 sessions for 1,000 arms)
+def _written(text: str) -> str | None:
+    if TIME.fullmatch(text) is None:
         return None
     try:
         moment = dt.datetime.fromisoformat(text)
