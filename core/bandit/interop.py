@@ -30,6 +30,7 @@ from lesson_credit.core.bandit.saving import StateChanged as StateChanged
 from lesson_credit.core.bandit.saving import StateKept as StateKept
 from lesson_credit.core.bandit.saving import StateSaving as StateSaving
 from lesson_credit.core.bandit.saving import check_unchanged, file_bytes, guarded_rename, unsaved_bytes, wait_out
+from lesson_credit.core.bandit.stamps import gptme_time
 from lesson_credit.core.base.canonical import canonical_json as canonical_json
 from lesson_credit.core.base.errors import UserError
 from lesson_credit.core.base.files import StoreError, WriteGuard, write_json
@@ -238,17 +239,20 @@ def state_payload(
     keys: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """The posteriors in gptme's `bandit-state.json` shape: per arm exactly EXPORT_ARM_KEYS, with
-    `last_updated` the arm's latest credited session (`stamps`, None if none) or else `now`.
-    `keys`: each arm's key (and `arm_id`) in the file (`state_keys`; default its id).
+    `last_updated` the time of the arm's latest credited session (`stamps`, None if none) or else `now`,
+    each as gptme-sessions reads a time (`stamps.gptme_time`). `keys`: each arm's key (and `arm_id`) in the
+    file (`state_keys`; default its id).
 
     `existing` is the file as it is: its other keys (top-level and per arm), its `created` and an
-    arm's own `last_updated` (when no session of ours credited the arm) are kept."""
+    arm's own `last_updated` (when no session of ours with a time credited the arm) are kept, that one as
+    gptme-sessions reads a time (`now` when it is none)."""
     existing = existing or {}
     old_arms = existing.get("arms") if isinstance(existing.get("arms"), dict) else {}
     assert isinstance(old_arms, dict)
     arms: dict[str, Any] = {}
     columns = zip(post.alpha.tolist(), post.beta.tolist(), post.n.tolist(), post.rewarded.tolist(), strict=True)
     named = post.arm_ids if keys is None else keys
+    written_now = gptme_time(now) or now
     for arm, stamp, (alpha, beta, n, rewarded) in zip(named, stamps, columns, strict=True):
         entry = dict(old_arms.get(arm, {})) if isinstance(old_arms.get(arm), dict) else {}
         entry.update(
@@ -257,7 +261,7 @@ def state_payload(
             beta=beta,
             total_selections=n,
             total_rewards=rewarded,
-            last_updated=stamp or entry.get("last_updated") or now,
+            last_updated=gptme_time(stamp) or gptme_time(entry.get("last_updated")) or written_now,
         )
         arms[arm] = entry
     state = dict(existing)
@@ -265,7 +269,7 @@ def state_payload(
         arms=arms,
         total_sessions=max(post.total_sessions, file_sessions(existing)),
         created=existing.get("created") or now,
-        last_updated=now,
+        last_updated=written_now,
     )
     return state
 

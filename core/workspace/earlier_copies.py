@@ -16,6 +16,7 @@ from lesson_credit.core.bandit import increments as foreign
 from lesson_credit.core.bandit import interop
 from lesson_credit.core.bandit.fold import fold_through
 from lesson_credit.core.bandit.interop import ImportReport
+from lesson_credit.core.bandit.stamps import same_time, spellings
 from lesson_credit.core.base.files import atomic_write
 from lesson_credit.core.base.ids import one_form
 from lesson_credit.core.base.safe_read import UnsafeFile, open_regular, read_opened
@@ -55,8 +56,9 @@ class EarlierCopies(StateFile):
 
     def _stamped(self, existing: dict[str, Any], report: ImportReport) -> dict[str, tuple[int, str, int]]:
         """Per key of the file `existing` (read as `report`; it has a `created`) whose arm's `last_updated` is the
-        time of a session of this log that credited its lesson: (the latest such session's row, graded now, or
-        -1; the lesson as the first such session names it; that session's row), in the order of those rows."""
+        time of a session of this log that credited its lesson (`stamps.same_time`: as we write it, or as logged):
+        (the latest such session's row, graded now, or -1; the lesson as the first such session names it; that
+        session's row), in the order of those rows."""
         arms = existing.get("arms")
         if not isinstance(existing.get("created"), str) or not isinstance(arms, dict):
             return {}
@@ -67,13 +69,13 @@ class EarlierCopies(StateFile):
         told = log_arms(report.arms, self.data().arm_ids)  # (the id we wrote, over a lesson moved since)
         wanted = {told[arm.source_id]: stamps[arm.source_id] for arm in report.arms if arm.source_id in stamps}
         times = self._reader.session_times().between(0, self.data().n_sessions)
-        rows = _rows_holding(times, {stamp for _, stamp in wanted.values()})
+        rows = _rows_holding(times, spellings({stamp for _, stamp in wanted.values()}))
         graded = self.posterior().base if rows else None  # (a foreign file, the usual case: none)
         found: dict[str, tuple[int, str, int]] = {}
         for row in rows:
             for lesson in self._reader.session(row).lesson_ids:
                 key, stamp = wanted.get(one_form(lesson), ("", ""))
-                if key and stamp == times[row]:
+                if key and same_time(stamp, times[row]):
                     last, named, first = found.get(key, (-1, lesson, row))
                     found[key] = (last if graded is None or np.isnan(graded[row]) else row, named, first)
         return found

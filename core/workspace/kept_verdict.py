@@ -19,7 +19,7 @@ from lesson_credit.core.base.sealed import seal, unseal
 from lesson_credit.core.log.index import LogIndex
 from lesson_credit.core.log.snapshot import FoldData
 
-VERDICT_MAGIC = b"lesson-credit kept-verdict 2\n"
+VERDICT_MAGIC = b"lesson-credit kept-verdict 3\n"  # 3: stamps read as gptme writes a time too
 
 
 class Untold(str):

@@ -23,6 +23,7 @@ import numpy.typing as npt
 from lesson_credit.core.bandit.fold import Posterior
 from lesson_credit.core.bandit.increments import Counts
 from lesson_credit.core.bandit.interop import ImportedArm
+from lesson_credit.core.bandit.stamps import gptme_time, same_time
 from lesson_credit.core.base.ids import normalize_id, one_form
 from lesson_credit.core.log import scoring
 from lesson_credit.core.log.events import FileNumbers
@@ -207,13 +208,14 @@ def saved_last(
 
 def stamped_now(post: Posterior, times: Callable[[], Sequence[str | None]], arm: int, entry: Mapping[str, Any]) -> bool:
     """Whether the file's arm `entry`, at arm `arm`'s numbers in the log now, bears the stamp a write of ours gives
-    it now (`interop.last_credited`): the time of the latest graded session crediting it. An arm no such session
-    with a time credits (a prior's, an increments event's), or one without a stamp, may bear any. gptme's bandit
-    restamps an arm it updates: an update of ours the log's sessions since matched (a full reward each side) is not
-    ours as we wrote it."""
+    it now (`interop.last_credited`): the time of the latest graded session crediting it (`stamps.same_time`: as we
+    write it, or as logged, as versions before wrote it). An arm no such session with a time credits (a prior's, an
+    increments event's, a session whose time is not one we read), or one without a stamp, may bear any. gptme's
+    bandit restamps an arm it updates: an update of ours the log's sessions since matched (a full reward each side)
+    is not ours as we wrote it."""
     row, kept = int(post.last_session[arm]), entry.get("last_updated")
     stamp = times()[row] if row >= 0 and isinstance(kept, str) else None
-    return not isinstance(stamp, str) or kept == stamp
+    return gptme_time(stamp) is None or same_time(kept, stamp)
 
 
 def started_elsewhere(post: Posterior, created: str, held: set[str]) -> tuple[int, npt.NDArray[np.bool_]] | None:

@@ -18,8 +18,11 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from lesson_credit.core.bandit import increments as foreign
 from lesson_credit.core.bandit import interop
+from lesson_credit.core.bandit.stamps import same_time
 from lesson_credit.core.base.clock import iso_micro
 from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.base.files import LockHeld, StoredUnread, atomic_write, reading_back, set_aside
@@ -497,10 +500,16 @@ class StateFile(Analysis):
                 named.setdefault(mapper.map(key)[0], []).append(key)
         return tuple(
             found[0]
-            if len(found := named.get(arm, [])) == 1 and (key not in arms or _asked_by(arms, found[0], key))
+            if len(found := named.get(arm, [])) == 1
+            and (key not in arms or _asked_by(arms, found[0], key, self._session_times_of(i)))
             else key
-            for arm, key in zip(arm_ids, keys, strict=True)
+            for i, (arm, key) in enumerate(zip(arm_ids, keys, strict=True))
         )
+
+    def _session_times_of(self, arm: int) -> list[str | None]:
+        """The times of the log's sessions that name the posteriors' arm `arm` (graded or not)."""
+        data, times = self.posterior().data, self._reader.session_times()
+        return [times[row] for row in np.unique(data.entry_session[data.entry_arm == arm]).tolist()]
 
     def state_payload(self, existing: dict[str, Any] | None = None) -> dict[str, Any]:
         """The posteriors as gptme's `bandit-state.json` (fresh: what `export-gptme` writes): what `existing` holds
@@ -557,15 +566,21 @@ class StateFile(Analysis):
         return self.log.identity()
 
 
-def _asked_by(arms: dict[str, Any], other: str, ours: str) -> bool:
+def _asked_by(arms: dict[str, Any], other: str, ours: str, times: Iterable[str | None]) -> bool:
     """Whether gptme's bandit looks a lesson up by the key `other`, not by our key `ours` that also names it in the
-    file's `arms`: it stamped `other` (its update stamps an arm with its clock's isoformat, `+00:00`: it made that
-    arm, not finding ours) and left `ours` as a write of ours stamps it (never so)."""
+    file's `arms`: it stamped `other` (it made that arm, not finding ours) and left `ours` as a write of ours stamps
+    it. Its update stamps an arm with its clock's isoformat, `+00:00` and to the microsecond. A write of ours stamps
+    an arm with the time of a session of the log that credited it, in that form too (`stamps.gptme_time`): a stamp
+    that is one of `times` (the times of the log's sessions naming the lesson: `stamps.same_time`) is ours; else
+    with the time of a write of ours, to the second (versions before this one wrote `Z`: never gptme's)."""
+    told = [time for time in times if isinstance(time, str)]
 
     def by_gptme(key: str) -> bool:
         entry = arms.get(key)
         stamp = entry.get("last_updated") if isinstance(entry, dict) else None
-        return isinstance(stamp, str) and stamp.endswith("+00:00")
+        if not isinstance(stamp, str) or not stamp.endswith("+00:00") or "." not in stamp:
+            return False
+        return not any(same_time(stamp, time) for time in told)
 
     return by_gptme(other) and not by_gptme(ours)
 

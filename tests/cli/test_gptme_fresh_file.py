@@ -174,11 +174,15 @@ def test_a_fresh_file_under_another_prior_counts_gptmes_from_beta_1_1(tmp_path: 
     assert rows == {A: (2.9 if decay else 3.0, 3.0, 1), B: (3.3, 3.7, 2)}
 
 
-def test_an_old_file_of_ours_with_gptmes_created_whose_arm_gptme_pruned_is_kept(tmp_path: Path) -> None:
+@pytest.mark.parametrize("logged_form", [False, True], ids=["stamped-as-gptme-writes", "stamped-as-logged"])
+def test_an_old_file_of_ours_with_gptmes_created_whose_arm_gptme_pruned_is_kept(
+    tmp_path: Path, logged_form: bool
+) -> None:
     """Versions before the copies kept the `created` of the gptme file they first replaced: a file of ours then has
     gptme's `created`. gptme's `prune` dropped a, its session updated b (restamped); c still bears our stamp (the
-    time of its last session). That arm is ours: the file is not one gptme started, and b grew from the log's
-    (2.5, 1.5) n 2. Taken for gptme's fresh file, b counted the log's two sessions twice: (4.8, 2.2) n 5."""
+    time of its last session: as gptme writes a time, or as the log has it, as versions before wrote it). That arm
+    is ours: the file is not one gptme started, and b grew from the log's (2.5, 1.5) n 2. Taken for gptme's fresh
+    file, b counted the log's two sessions twice: (4.8, 2.2) n 5."""
     lessons = {**LESSONS, "tools/c.md": (["gamma"], "active")}
     times = ["2026-10-01T10:00:00Z", "2026-10-02T10:00:00Z"]
     events = [
@@ -188,7 +192,9 @@ def test_an_old_file_of_ours_with_gptmes_created_whose_arm_gptme_pruned_is_kept(
     root = make_workspace(tmp_path, lessons, events=events)
     ok("export-gptme", str(root / STATE_REL), "-w", str(root))  # ours: each arm (2.5, 1.5) n 2, stamped at s2
     state = json.loads((root / STATE_REL).read_text())
-    assert state["arms"]["tools/c.md"]["last_updated"] == times[1]
+    assert state["arms"]["tools/c.md"]["last_updated"] == "2026-10-02T10:00:00+00:00"  # s2's time, as gptme writes
+    if logged_form:
+        state["arms"]["tools/c.md"]["last_updated"] = times[1]  # as versions before this one wrote it
     del state["arms"][A], state["lesson_credit_written"]  # gptme's prune, then its save
     state["created"] = GPTME_TIME  # (as an old version kept it)
     state["arms"][B].update(alpha=3.3, beta=1.7, total_selections=3, last_updated=GPTME_TIME)  # +0.8 / +0.2

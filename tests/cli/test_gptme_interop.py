@@ -222,11 +222,11 @@ def test_export_writes_exactly_the_gptme_keys(tmp_path: Path) -> None:
     # git: s1 w 1, r 0.8 -> +0.8/+0.2; s2 salience 0 -> w 0.3, r 0.18 -> +0.18/+0.82
     assert (arms[GIT]["alpha"], arms[GIT]["beta"]) == pytest.approx((1.98, 2.02))
     assert (arms[GIT]["total_selections"], arms[GIT]["total_rewards"]) == (2, 1)  # 0.8 > 0.5, 0.18 is not
-    assert arms[GIT]["last_updated"] == "2026-03-02T00:00:00Z"
+    assert arms[GIT]["last_updated"] == "2026-03-02T00:00:00+00:00"  # s2's time (logged `Z`), as gptme writes one
     # quote: w 0.65, r 0.52 -> Beta(1.52, 1.48), and 0.52 > 0.5 counts as a reward
     assert (arms[QUOTE]["alpha"], arms[QUOTE]["beta"]) == pytest.approx((1.52, 1.48))
     assert (arms[QUOTE]["total_selections"], arms[QUOTE]["total_rewards"]) == (1, 1)
-    assert arms[QUOTE]["last_updated"] == "2026-03-01T00:00:00Z"
+    assert arms[QUOTE]["last_updated"] == "2026-03-01T00:00:00+00:00"
     # plain: only a pending session -> the prior
     assert (arms[PLAIN]["alpha"], arms[PLAIN]["beta"], arms[PLAIN]["total_selections"]) == (1.0, 1.0, 0)
 

@@ -63,7 +63,7 @@ def test_gptmes_session_after_it_pruned_an_arm_not_updated_in_90_days_is_logged(
     ok("export-gptme", str(root / STATE_REL), "-w", str(root))
     path = root / STATE_REL
     state = json.loads(path.read_text())
-    assert state["arms"][A]["last_updated"] == "2026-06-01T10:00:00Z"
+    assert state["arms"][A]["last_updated"] == "2026-06-01T10:00:00+00:00"  # s1's time, as gptme writes one
     del state["arms"][A], state["lesson_credit_written"]  # gptme's prune: a's stamp over 90 days old
     gptme_session(state, B, 0.8)
     path.write_text(json.dumps(state, indent=2) + "\n")

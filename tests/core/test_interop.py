@@ -58,7 +58,7 @@ def test_prior_then_sessions_fold_on_top(tmp_path: Path) -> None:
     # seed, w = 1: alpha 3.2 + 0.8 = 4.0, beta 1.9 + 0.2 = 2.1, n 4 + 1, rewards 3 + 1 (0.8 > 0.5)
     assert (arms[GIT]["alpha"], arms[GIT]["beta"]) == pytest.approx((4.0, 2.1))
     assert (arms[GIT]["total_selections"], arms[GIT]["total_rewards"]) == (5, 4)
-    assert arms[GIT]["last_updated"] == "2026-03-02T00:00:00Z"
+    assert arms[GIT]["last_updated"] == "2026-03-02T00:00:00+00:00"  # s1's time, as gptme writes one
 
 
 def test_published_shape_lines_fold(tmp_path: Path) -> None:

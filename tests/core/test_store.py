@@ -264,7 +264,7 @@ def test_bandit_state_shape_and_values_equal_the_fold(tmp_path: Path, make_works
     state = json.loads((root / STATE_REL).read_text())
     assert set(state) >= {"arms", "total_sessions", "created", "last_updated"}
     assert state["total_sessions"] == 2  # graded sessions
-    assert state["last_updated"] == "2026-03-05T16:30:00Z"
+    assert state["last_updated"] == "2026-03-05T16:30:00+00:00"  # the clock's, as gptme writes a time
     assert state["created"] == "2026-03-05T16:30:00.000000Z"  # the clock's, to the microsecond: one per file
     assert set(state["arms"]) == {A, B}
     for arm_id, entry in state["arms"].items():
@@ -275,7 +275,7 @@ def test_bandit_state_shape_and_values_equal_the_fold(tmp_path: Path, make_works
     a, b = state["arms"][A], state["arms"][B]
     assert (a["alpha"], a["beta"], a["total_selections"], a["total_rewards"]) == pytest.approx((2.06, 1.94, 2, 1))
     assert (b["alpha"], b["beta"], b["total_selections"], b["total_rewards"]) == pytest.approx((1.43, 2.57, 2, 0))
-    assert a["last_updated"] == "2026-01-02T00:00:00Z"  # the pending s3 is not an update
+    assert a["last_updated"] == "2026-01-02T00:00:00+00:00"  # s2's time (the pending s3 is not an update)
     post = ws.posterior()
     for j, arm_id in enumerate(post.arm_ids):
         assert state["arms"][arm_id]["alpha"] == post.alpha[j]
