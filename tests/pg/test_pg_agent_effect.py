@@ -51,8 +51,11 @@ def test_loo_takes_the_writing_agent_as_a_fixed_effect(
     # the same events in a file (which does not record who wrote them): no agent effect, and git
     # takes the easy agent's base rate
     on_file = make_workspace(ws_root.parent / "file")
-    run_json(capsys, "store", "pull", str(on_file / "state" / "lesson-thompson" / "sessions.jsonl"),
-             "-w", str(ws_root), "--store", pg_url)  # fmt: skip
+    pulled = run_json(capsys, "store", "pull", str(on_file / "state" / "lesson-thompson" / "sessions.jsonl"),
+                      "-w", str(ws_root), "--store", pg_url)  # fmt: skip
+    # the pull says that the file loses who wrote each session (and with it the agent baselines)
+    assert pulled["events"] == 120
+    assert [w for w in pulled["warnings"] if "recorded by 2 agents (easy, hard)" in w and "no agent baselines" in w]
     alone = run_json(capsys, *LOO, "-w", str(on_file))
     assert "agent" not in alone["meta"]["effect_method"]
     assert effects(alone)[GIT] > 0.2
