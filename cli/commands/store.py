@@ -81,7 +81,7 @@ def cmd_store_pull(args: argparse.Namespace) -> int:
         shown = listed([safe(name) for name in agents], 3)
         ws.warnings.append(
             f"the sessions were recorded by {len(agents)} agents ({shown}), and a file keeps no writer: on it, loo and "
-            "select --policy joint fit no agent baselines, so their estimates differ from the database's (the "
+            "select --policy joint fit no agent baselines, so their estimates may differ from the database's (the "
             "posteriors are the same)"
         )
     if args.json:
