@@ -115,7 +115,9 @@ def cmd_status(args: argparse.Namespace) -> int:
     mark = set_aside_mark()
     ws = open_workspace(args)
     recorder = Recorder(args, ws)
-    repaired = repair_state(ws)  # first: another tool's update it logs is in the table printed
+    # first: another tool's update it logs is in the table printed. One agent's view (--written-by) is not the
+    # log: bandit-state.json, what gptme reads, is folded from every agent's sessions, and is left to a full read
+    repaired = repair_state(ws) if getattr(args, "written_by", None) is None else None
     if repaired is not None:
         ws.warnings.append(repaired)
     result = _sort_rows(_without_retired(ws, ws.lesson_table(details=False), args.all), args.sort)
@@ -245,7 +247,8 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
         "--written-by",
         default=None,
         metavar="AGENT",
-        help="database store: only the sessions this agent recorded (with their grades, by anyone)",
+        help="database store: only the sessions this agent recorded (with their grades, by anyone); "
+        "bandit-state.json is left as the whole log has it",
     )
     p.set_defaults(func=cmd_status)
 

@@ -69,14 +69,25 @@ def cmd_store_push(args: argparse.Namespace) -> int:
 
 
 def cmd_store_pull(args: argparse.Namespace) -> int:
+    from lesson_credit.core.base.numbers import listed
     from lesson_credit.core.log.eventstore import export_log
 
     ws = open_workspace(args)
     store = _database(ws.log, "pull")
+    upto = store.size()
     count = export_log(store.raw_lines(), Path(args.file))
+    agents = sorted(set(store.session_agents(0, upto).values()))
+    if len(agents) > 1:  # the file keeps no writer: the estimates' agent baselines are lost
+        shown = listed([safe(name) for name in agents], 3)
+        ws.warnings.append(
+            f"the sessions were recorded by {len(agents)} agents ({shown}), and a file keeps no writer: on it, loo and "
+            "select --policy joint fit no agent baselines, so their estimates may differ from the database's (the "
+            "posteriors are the same)"
+        )
     if args.json:
         print_json({"store": store.name, "file": str(args.file), "events": count}, ws)
     else:
+        print_warnings(ws)
         print(f"wrote {counted(count, 'event')} from {safe(store.name)} to {safe(args.file)}")
     return 0
 
@@ -134,7 +145,9 @@ def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentP
         [common, data],
         "write the database's events as a JSONL log",
         "Write the database's events, in the order they fold in (every event committed when the pull\n"
-        "began), as a JSONL log that the file store folds to the same numbers.",
+        "began), as a JSONL log that the file store folds to the same numbers. A file keeps no writer:\n"
+        "where several agents recorded sessions, loo and select --policy joint fit agent baselines on the\n"
+        "database and none on the file (a warning says so).",
         "  lesson-credit store pull backup.jsonl --store postgresql://host/db",
     )
     q.add_argument("file", metavar="FILE", help="the JSONL file to write (must not exist)")

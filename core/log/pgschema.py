@@ -101,9 +101,13 @@ LATEST = MIGRATIONS[-1][0]
 # What vouches for the events up to a position (core/log/pgstore.py `PgStore.fingerprint`): the changes
 # counted by migration 4, and the last event: its position, the digest of its text as it is now (a hand
 # UPDATE leaves the digest column as it was), its copy
+# the last event's commit time too (microseconds since the epoch, whatever the session's time zone): a database
+# restored from a backup may take the very same bytes again at that position, never at the same moment
 LAST_UP_TO = """SELECT (SELECT changes FROM lesson_credit.store LIMIT 1), last.position,
-    sha256(convert_to(last.raw, 'UTF8')), last.occurrence FROM (SELECT 1) AS one LEFT JOIN LATERAL (
-        SELECT position, raw, occurrence FROM lesson_credit.events WHERE position <= %s ORDER BY position DESC LIMIT 1
+    sha256(convert_to(last.raw, 'UTF8')), last.occurrence,
+    (extract(epoch FROM last.committed_at) * 1000000)::bigint FROM (SELECT 1) AS one LEFT JOIN LATERAL (
+        SELECT position, raw, occurrence, committed_at FROM lesson_credit.events WHERE position <= %s
+        ORDER BY position DESC LIMIT 1
     ) AS last ON true"""
 
 _VERSION = "SELECT coalesce(max(version), 0) FROM lesson_credit.migrations"

@@ -376,15 +376,15 @@ class PgStore:
         """What identifies the events up to position `end`: the database's identity, the position, the
         count of changes made past the append-only triggers (migration 4: every UPDATE, DELETE and
         TRUNCATE, even with the triggers skipped), and the last event at or below it (position, digest
-        of its text as it is now, copy). A database restored to an earlier point (a backup, a failover
-        that lost commits) has other events, or none, at the positions past that point. Unseen: a row
-        edited with every trigger of the table disabled (only reading every event would see it)."""
+        of its text as it is now, copy, commit time). A database restored to an earlier point (a backup, a
+        failover that lost commits) has other events, or none, or the same bytes committed later, at the positions
+        past it. Unseen: a row edited with every trigger disabled (only reading every event would see it)."""
         if end <= 0:
             return "0:"
         with self._db("cannot read") as conn:
             row = conn.execute(LAST_UP_TO, (end,)).fetchone()
         changes = row[0] if row else None
-        last = f"{row[1]}:{bytes(row[2]).hex()}:{row[3]}" if row and row[1] is not None else "none"
+        last = f"{row[1]}:{bytes(row[2]).hex()}:{row[3]}:{row[4]}" if row and row[1] is not None else "none"
         return f"pg:{self.store_id()}:{end}:{changes}:{last}"
 
     @staticmethod

@@ -301,6 +301,7 @@ def test_push_is_idempotent_and_pull_round_trips(pg_ws: tuple[Path, str], capsys
     pulled = run_json(capsys, "store", "pull", str(target), "-w", str(root), "--store", url)
     expected = [e for e in log_path(root).read_bytes().splitlines(keepends=True) if e not in (VARIED[4], VARIED[5])]
     assert pulled["events"] == len(expected)
+    assert not [w for w in pulled["warnings"] if "agents" in w]  # one agent pushed it: no writer lost
     assert target.read_bytes() == b"".join(expected)  # the same bytes, in the same order
     pulled_status = numbers(run_json(capsys, "status", "-w", str(other)))
     assert pulled_status == numbers(run_json(capsys, "status", "-w", str(root), "--store", url))

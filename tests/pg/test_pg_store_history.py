@@ -146,6 +146,49 @@ def test_a_database_restored_to_an_earlier_point_is_read_again(
     other.close()
 
 
+def test_a_restored_database_whose_last_event_is_the_lost_one_again_is_read_again(
+    pg_url: str, ws_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A backup taken at 4 events; then a grade of s1 (0.9) and a grade of s2 (0.5) are read (the cache covers
+    6 events, a long-lived reader has read 6); the backup restored, then a grade of s1 at 0.1 and the very same
+    bytes of s2's grade: positions 5 and 6 again, the event at 6 identical to the one read there (its text, its
+    copy number: a hook's grade retried after a failover, another tool's event without a timestamp). The
+    database's s1 is 0.1; before, the cache and the long-lived reader vouched for positions 1..6 by the last
+    one's text and copy alone, and kept 0.9 (every posterior of s1's lessons with it)."""
+    from lesson_credit.core.log import cache as derived
+    from lesson_credit.core.workspace import Workspace
+
+    monkeypatch.setattr(derived, "MIN_NEW_EVENTS", 1)
+    writer = PgStore(url := pg_url, agent="w")
+    for i in range(4):
+        writer.append(line(session(f"s{i}", 0.5, {GIT: 1.0})))
+    dump = tmp_path / "backup.dump"
+    _dump(url, dump)
+    same = line(grade("s2", 0.5))
+    writer.append(line(grade("s1", 0.9)))
+    writer.append(same)
+    long_lived = Workspace(ws_root, store=PgStore(url, agent="dashboard"))
+    assert {s.session_id: s.base_reward for s in long_lived.sessions()}["s1"] == 0.9  # the cache now covers 6 events
+    writer.close()
+    _restore(url, dump)
+    other = PgStore(url, agent="b")
+    other.append(line(grade("s1", 0.1)))
+    other.append(same)
+    assert other.size() == 6
+    fresh = Workspace(ws_root, store=PgStore(url, agent="r"), use_cache=False)
+    assert {s.session_id: s.base_reward for s in fresh.sessions()}["s1"] == 0.1
+    cached = Workspace(ws_root, store=PgStore(url, agent="r"))
+    assert {s.session_id: s.base_reward for s in cached.sessions()}["s1"] == 0.1
+    # seed credit at salience 1 (weight 1): alpha 1 + 0.5 x 3 + 0.1 = 2.6, beta 1 + 0.5 x 3 + 0.9 = 3.4
+    assert cached.lesson_table(details=False) == fresh.lesson_table(details=False)
+    posterior = cached.posterior()
+    at = list(posterior.arm_ids).index(GIT)
+    assert (posterior.alpha[at], posterior.beta[at]) == pytest.approx((2.6, 3.4))
+    long_lived.refresh()
+    assert {s.session_id: s.base_reward for s in long_lived.sessions()}["s1"] == 0.1
+    other.close()
+
+
 def test_a_workspace_used_with_both_stores_is_not_rewritten_back_and_forth(
     pg_ws: tuple[Path, str], capsys: pytest.CaptureFixture[str]
 ) -> None:
