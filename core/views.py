@@ -229,6 +229,7 @@ class LessonCredit(Struct, frozen=True):
     beyond: int = 0
     ignored: tuple[KeywordHit, ...] = ()
     unchecked: int = 0
+    during: bool = False  # included during the session (record --during): credited, never an effect's treatment
 
     def as_json(self) -> dict[str, Any]:
         keywords = []
@@ -244,6 +245,7 @@ class LessonCredit(Struct, frozen=True):
             "reward": self.reward,
             "alpha_delta": self.alpha_delta,
             "beta_delta": self.beta_delta,
+            "during": self.during,
             "keywords": keywords,
         }
 
@@ -497,6 +499,7 @@ def lesson_credits(
                 beyond=beyond,
                 ignored=tuple(ignored),
                 unchecked=unchecked,
+                during=i in session.during,
             )
         )
     return tuple(credits)
