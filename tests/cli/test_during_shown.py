@@ -86,3 +86,20 @@ def test_the_line_fits_a_terminal_of_80_columns(tmp_path: Path, monkeypatch: pyt
     assert max(len(line) for line in credit.split("\n")) <= 80, out
     (said,) = _during_lines(out)
     assert said.startswith(LINE + f"{QUOTE}, {BASH}")
+
+
+def test_a_lesson_given_both_before_and_during_the_session_is_refused_saying_so(tmp_path: Path) -> None:
+    """A hook passing `--lessons-file selected.txt --during X` with X in the file (no select logged) was told
+    `lesson given twice: X`, as for one listed twice in the file; it says the lesson was given as both now.
+    Nothing is logged."""
+    root, _ = _recorded(tmp_path)
+    log = (root / "state/lesson-thompson/sessions.jsonl").read_bytes()
+    argv = ["record", "-w", str(root), "--session-id", "d2", "--journal", str(root / "j.md")]
+    code, out, err = run_cli(*argv, "--lessons", GIT, QUOTE, "--during", QUOTE, "--reward", "0.5")
+    assert (code, out) == (1, "")
+    assert err == (
+        f"lesson-credit: given both as chosen before the session and as included during it (--during): {QUOTE}\n"
+    )
+    code, _, err = run_cli(*argv, "--lessons", GIT, GIT, "--reward", "0.5")  # twice in one list: as before
+    assert (code, err) == (1, f"lesson-credit: lesson given twice: {GIT}\n")
+    assert (root / "state/lesson-thompson/sessions.jsonl").read_bytes() == log
