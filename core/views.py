@@ -21,6 +21,7 @@ from msgspec.structs import replace
 from lesson_credit.core.bandit.fold import Posterior, regrade
 from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.base.ids import lesson_named
+from lesson_credit.core.base.numbers import listed
 from lesson_credit.core.library.lessons import MISSING, Lesson
 from lesson_credit.core.library.salience import (
     KeywordHit,
@@ -553,7 +554,10 @@ def explain_inputs(
     if lesson is not None:
         wanted = lesson_named(lesson, session.lesson_ids)
         if wanted not in session.lesson_ids:
-            raise WorkspaceError(f"lesson {lesson!r} was not injected in session {session.session_id!r}")
+            ids = list(dict.fromkeys(session.lesson_ids))  # (a lesson listed twice, named once)
+            its = f"its lessons: {listed(ids, 8)}"
+            said = f"lesson {lesson!r} was not injected in session {session.session_id!r}"
+            raise WorkspaceError(f"{said}; {its if ids else 'it injected none'}")
     if base_reward is not None:
         base_reward = check_reward(base_reward)
     return wanted, float(base_reward if base_reward is not None else recorded)
