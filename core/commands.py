@@ -164,6 +164,10 @@ def recording(
     unknown = [lesson for lesson, lid in zip(lessons, ids, strict=True) if lid not in by_id]
     if unknown:
         raise WorkspaceError(f"not in the lesson library: {', '.join(_with_nearest(name, by_id) for name in unknown)}")
+    both = sorted(set(ids[: len(ids) - len(during)]) & set(ids[len(ids) - len(during) :]))
+    if both:  # (a lesson is one or the other: named apart from one listed twice in one list)
+        said = "given both as chosen before the session and as included during it (--during)"
+        raise WorkspaceError(f"{said}: {', '.join(both)}")
     duplicates = sorted(lid for lid, n in Counter(ids).items() if n > 1)
     if duplicates:
         raise WorkspaceError(f"lesson given twice: {', '.join(duplicates)}")

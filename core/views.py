@@ -21,6 +21,7 @@ from msgspec.structs import replace
 from lesson_credit.core.bandit.fold import Posterior, regrade
 from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.base.ids import lesson_named
+from lesson_credit.core.base.numbers import listed
 from lesson_credit.core.library.lessons import MISSING, Lesson
 from lesson_credit.core.library.salience import (
     KeywordHit,
@@ -229,6 +230,7 @@ class LessonCredit(Struct, frozen=True):
     beyond: int = 0
     ignored: tuple[KeywordHit, ...] = ()
     unchecked: int = 0
+    during: bool = False  # included during the session (record --during): credited, never an effect's treatment
 
     def as_json(self) -> dict[str, Any]:
         keywords = []
@@ -244,6 +246,7 @@ class LessonCredit(Struct, frozen=True):
             "reward": self.reward,
             "alpha_delta": self.alpha_delta,
             "beta_delta": self.beta_delta,
+            "during": self.during,
             "keywords": keywords,
         }
 
@@ -497,6 +500,7 @@ def lesson_credits(
                 beyond=beyond,
                 ignored=tuple(ignored),
                 unchecked=unchecked,
+                during=i in session.during,
             )
         )
     return tuple(credits)
@@ -550,7 +554,10 @@ def explain_inputs(
     if lesson is not None:
         wanted = lesson_named(lesson, session.lesson_ids)
         if wanted not in session.lesson_ids:
-            raise WorkspaceError(f"lesson {lesson!r} was not injected in session {session.session_id!r}")
+            ids = list(dict.fromkeys(session.lesson_ids))  # (a lesson listed twice, named once)
+            its = f"its lessons: {listed(ids, 8)}"
+            said = f"lesson {lesson!r} was not injected in session {session.session_id!r}"
+            raise WorkspaceError(f"{said}; {its if ids else 'it injected none'}")
     if base_reward is not None:
         base_reward = check_reward(base_reward)
     return wanted, float(base_reward if base_reward is not None else recorded)

@@ -21,8 +21,8 @@ from lesson_credit.cli.common import (
     warn_problems,
     warning_lines,
 )
+from lesson_credit.cli.credit_text import credit_table
 from lesson_credit.cli.render import counted, fmt, output_width, safe, table, wrap
-from lesson_credit.core.base.numbers import signed
 
 if TYPE_CHECKING:
     import numpy as np
@@ -37,24 +37,6 @@ if TYPE_CHECKING:
     FloatArray = npt.NDArray[np.float64]
 
 
-CREDIT_HEADERS = ["lesson", "salience", "weight", "credited", "alpha", "beta"]  # credited: the lesson's share
-
-
-def no_lessons_line(pending: bool) -> str:
-    """What stands for the credit table of a session without lessons (it would be empty): such a session
-    moves no posterior; graded, it is a session without any lesson for the effect estimates."""
-    when = "once graded, it counts" if pending else "it counts"
-    return f"no lessons: no posterior moves; {when} for the baseline only"
-
-
-def credit_cells(c: LessonCredit, pending: bool) -> tuple[str, str, str]:
-    """A lesson's credited reward and its alpha and beta changes as the credit tables show them: for a
-    pending session (no reward) nothing is credited and nothing moves, so each is "-", not +0.000."""
-    if pending:
-        return "-", "-", "-"
-    return fmt(c.reward), signed(c.alpha_delta), signed(c.beta_delta)
-
-
 def explanation_text(exp: Explanation, width: int | None = None, keywords: bool = True) -> str:
     """explain's text, fitted to `width` when one is given (cli/render.py); `keywords`: each one hit or missed."""
     s = exp.session
@@ -65,20 +47,7 @@ def explanation_text(exp: Explanation, width: int | None = None, keywords: bool 
     ]
     if exp.journal_problem:
         out.append(f"note: {safe(exp.journal_problem)}")
-    rows = [
-        (
-            c.path,
-            fmt(c.salience),
-            fmt(c.weight),
-            *credit_cells(c, exp.base_reward is None),
-        )
-        for c in exp.lessons
-    ]
-    credit = (
-        table(CREDIT_HEADERS, rows, right=(1, 2, 3, 4, 5), width=width, shorten_columns={0: "path"})
-        if rows
-        else wrap(no_lessons_line(exp.base_reward is None), width)
-    )
+    credit = credit_table(exp, width)
     head, out = wrap("\n".join(out), width), []  # the table's lines are fitted, never wrapped
     text = exp.journal_text or ""  # (a breakdown with hits comes from a journal that was read)
     for c in [c for c in exp.lessons if keywords or c.note or c.salience_missing]:  # (record: those with notes)
@@ -443,23 +412,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     heading = f"credit of grade {grade} under strategy {exp.settings.strategy}, floor {exp.settings.floor:g}:"
     credit = [
         *([wrap(heading, width)] if exp.lessons else []),  # (the grade again: in view under a long record)
-        wrap(no_lessons_line(exp.base_reward is None), width)
-        if not exp.lessons
-        else table(
-            CREDIT_HEADERS,
-            [
-                (
-                    c.path,
-                    fmt(c.salience),
-                    fmt(c.weight),
-                    *credit_cells(c, exp.base_reward is None),
-                )
-                for c in exp.lessons
-            ],
-            right=(1, 2, 3, 4, 5),
-            width=width,
-            shorten_columns={0: "path"},
-        ),
+        credit_table(exp, width),
         "",
         *(wrap(line, width, hang=4) for line in history_text),
     ]
@@ -584,7 +537,8 @@ def _register_show(sub: SubParsers, common: argparse.ArgumentParser, data: argpa
         "and the alpha/beta change, under the current settings. Under decay (config.toml decay < 1) the\n"
         "change is what the grade moves in today's posterior: its increment worth gamma^(T - t), and the\n"
         "decay step the grade adds to what came before it (a pending session decays nothing), so beta can\n"
-        "fall on a reward of 1.\n"
+        "fall on a reward of 1. The lessons included during the session (record --during) are named under the\n"
+        "table (`during` in --json): credited as the others, they are no treatment of the effect estimates.\n"
         "--json adds journal_changed: true when the journal no longer has the recorded sha256, and\n"
         "sources (every reward source's score, the one in force marked) with the priority (docs/records.md).",
         "  lesson-credit explain S1\n  lesson-credit explain S1 --lesson tools/git.md --json",

@@ -10,7 +10,7 @@ from pathlib import Path
 from shlex import quote
 from typing import TYPE_CHECKING
 
-from lesson_credit.cli.commands.sessions import credit_cells, explanation_json, explanation_text, no_lessons_line
+from lesson_credit.cli.commands.sessions import explanation_json, explanation_text
 from lesson_credit.cli.common import (
     CliError,
     SubParsers,
@@ -24,6 +24,7 @@ from lesson_credit.cli.common import (
     resolve_session,
     reward_or_word,
 )
+from lesson_credit.cli.credit_text import credit_cells, no_lessons_line
 from lesson_credit.cli.render import counted, fmt, output_width, safe, stdout_is_terminal, table, wrap
 
 if TYPE_CHECKING:

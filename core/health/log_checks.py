@@ -143,12 +143,13 @@ def recorded_without_selection(h: HealthData) -> list[Finding]:
     tail, before = h.unselected
     if len(tail) < MIN_UNSELECTED:
         return []
+    them = agree(len(tail), "it", "them")
     return [
         Finding(
             "recorded-without-selection",
             WARNING,
-            f"the last {counted(len(tail), 'session')} {agree(len(tail), 'was', 'were')} recorded with no lessons and "
-            f"no selection logged for {agree(len(tail), 'it', 'them')}, though {before} before them had one: "
+            f"the last {counted(len(tail), 'session')} {agree(len(tail), 'was', 'were')} recorded with no lessons "
+            f"chosen before {them} and no selection logged for {them}, though {before} before them had one: "
             + names(list(tail)),
             "A hook's `select` may be failing (a context file moved, a bad option): its error line is a # comment in "
             "the file `record --lessons-file` reads, so each session is logged with no lessons. Run the hook's "

@@ -18,7 +18,7 @@ from tests.support.engine_helpers import CONFIG_REL, LOG_REL, log_bytes
 GIT, QUOTE, PLAIN, STYLE = "tools/git.md", "tools/quote.md", "workflow/plain.md", "style.md"
 ROW_KEYS = {"path", "category", "status", "n", "alpha", "beta", "mean", "ci_low", "ci_high"}
 EXPLAIN_KEYS = {"session_id", "base_reward", "strategy", "floor", "lessons"}
-EXPLAIN_LESSON_KEYS = {"path", "salience", "weight", "reward", "alpha_delta", "beta_delta", "keywords"}
+EXPLAIN_LESSON_KEYS = {"path", "salience", "weight", "reward", "alpha_delta", "beta_delta", "during", "keywords"}
 KEYWORD_KEYS = {"keyword", "hit", "count", "offsets"}
 
 

@@ -357,6 +357,24 @@ def test_a_lesson_argument_is_resolved_by_its_unique_basename(
     assert code == 1 and "was not injected in session 's2'" in err
 
 
+def test_explain_of_a_lesson_not_in_the_session_names_the_lessons_that_were(
+    ws: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`explain a2 --lesson idle` said only that the lesson was not injected: which were, the question a person
+    asking why a lesson got no credit goes on to, took another command. (a2 injected GIT and QUOTE, c1 none.)"""
+    code, out, err = run(capsys, "explain", "-w", str(ws), "a2", "--lesson", "idle")
+    assert (code, out) == (1, "")
+    assert err == f"lesson-credit: lesson 'idle' was not injected in session 'a2'; its lessons: {GIT}, {QUOTE}\n"
+    code, _, err = run(capsys, "explain", "-w", str(ws), "c1", "--lesson", "idle")
+    assert (code, err) == (1, "lesson-credit: lesson 'idle' was not injected in session 'c1'; it injected none\n")
+    # ten lessons: the first eight named, in the session's order, and how many more
+    many = {f"t/l{i}.md": 0.5 for i in range(10)}
+    root = make_ws(tmp_path, {lid: ["k"] for lid in [*many, "t/x.md"]}, [session("m", 0.5, many)], name="many")
+    code, _, err = run(capsys, "explain", "-w", str(root), "m", "--lesson", "t/x.md")
+    named = ", ".join(f"t/l{i}.md" for i in range(8))
+    assert err == f"lesson-credit: lesson 't/x.md' was not injected in session 'm'; its lessons: {named} and 2 more\n"
+
+
 def test_a_sessions_lessons_count_is_the_entries_explain_lists(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -39,8 +39,8 @@ def test_the_last_sessions_recorded_with_no_selection_after_selected_ones_are_a_
     assert f.severity == WARNING
     assert f.items == ("x2", "x3", "x4")  # in log order, back to s1 (selected)
     assert f.message == (
-        "the last 3 sessions were recorded with no lessons and no selection logged for them, though s1 before them "
-        "had one: x2, x3, x4"
+        "the last 3 sessions were recorded with no lessons chosen before them and no selection logged for them, "
+        "though s1 before them had one: x2, x3, x4"
     )
     assert "select" in f.advice and "# comment" in f.advice
 
@@ -74,3 +74,6 @@ def test_a_session_with_only_lessons_included_during_it_counts_as_recorded_with_
     ]
     f = found(make_workspace(tmp_path, lessons=LESSONS, events=[*selected("s0", 0), *selected("s1", 1), *during]))
     assert f[CODE].items == ("x2", "x3", "x4")
+    # each holds a.md (`show x2` lists it): they were recorded with no lesson chosen before them (it said "with no
+    # lessons")
+    assert f[CODE].message.startswith("the last 3 sessions were recorded with no lessons chosen before them and ")

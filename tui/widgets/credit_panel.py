@@ -37,6 +37,9 @@ def credit_story(credit: LessonCredit, settings: CreditSettings, base: float | N
         out.append(" · ", style="dim")
     floor = settings.floor
     out.append(f"weight {floor:g} + {1 - floor:g}×{fmt(credit.salience, 3)} = {fmt(credit.weight, 3)}\n")
+    if credit.during:  # (as `show` says under its credit table)
+        out.append("included during the session (record --during): credited as the others; no effect estimate")
+        out.append(" counts it\n")
     if base is None:
         out.append("pending: no credit until the session is graded\n", style="italic")
     else:
