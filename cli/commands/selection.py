@@ -167,10 +167,11 @@ def _select(args: argparse.Namespace) -> int:
 
 def _unpassable(selected: Sequence[str]) -> list[str]:
     """A warning for each id of `selected` that a hook cannot pass back to `record` (`read_as`: it reads another)."""
-    from lesson_credit.core.base.ids import read_as
+    from lesson_credit.core.base.ids import quoted, read_as
 
     return [
-        f"lesson {lesson_id!r}: record reads its id as {read!r}, so a hook cannot pass it back (rename its file)"
+        f"lesson {quoted(lesson_id)}: record reads its id as {quoted(read)}, so a hook cannot pass it back (rename "
+        "its file)"
         for lesson_id in selected
         if (read := read_as(lesson_id)) is not None
     ]

@@ -109,3 +109,11 @@ def unicode_form_name(text: str) -> str:
         if unicodedata.normalize(form, text) == text:
             return form
     return "mixed"
+
+
+def quoted(lesson_id: str) -> str:
+    """`lesson_id` in quotes for a message, as `select` prints it: a backslash as itself (repr's two sent a user
+    looking for a file named with two), what does not print (a control code, a no-break space) escaped as repr
+    escapes it, so the spaces at its ends and every other character show."""
+    shown = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in lesson_id)
+    return f"'{shown}'"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from lesson_credit.core.bandit.config import PENDING_OUTCOME
 from lesson_credit.core.bandit.select import names_kind
-from lesson_credit.core.base.ids import read_as
+from lesson_credit.core.base.ids import quoted, read_as
 from lesson_credit.core.base.numbers import counted
 from lesson_credit.core.health.data import (
     ERROR,
@@ -56,7 +56,7 @@ def unpassable_ids(h: HealthData) -> list[Finding]:
         if (read := read_as(lesson_id)) is None:
             continue
         then = (
-            f"credits {read!r} instead (and is refused when select drew both)"
+            f"credits {quoted(read)} instead (and is refused when select drew both)"
             if read in h.known
             else "is refused (not in the lesson library)"
         )
@@ -64,8 +64,8 @@ def unpassable_ids(h: HealthData) -> list[Finding]:
             Finding(
                 "unpassable-id",
                 WARNING,
-                f"lesson {lesson_id!r}: record reads this id as {read!r}: when select draws it, a hook passing it "
-                f"back to record {then}",
+                f"lesson {quoted(lesson_id)}: record reads this id as {quoted(read)}: when select draws it, a hook "
+                f"passing it back to record {then}",
                 "Rename the lesson's file: record and the log's reader take an id without the spaces at its ends, "
                 "a backslash as a folder's / and a leading lessons/ as gptme's prefix.",
                 (lesson_id,),

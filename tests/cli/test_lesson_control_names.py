@@ -83,6 +83,9 @@ def test_every_id_select_prints_is_read_back_by_record(tmp_path: Path, capsys: p
 # Ids `record` (and the log's reader) reads as others: the spaces at an id's ends are not part of it, and a backslash
 # is a folder's `/` (a Windows path). A hook cannot pass them back: its record is refused, nothing logged.
 READ_AS = {" lead.md": "lead.md", "\xa0nbsp.md": "nbsp.md", "tools\\back.md": "tools/back.md"}
+# as the messages quote them: a backslash as select prints it (repr's two sent a user looking for a file named with
+# two), what does not print (the no-break space) escaped
+QUOTED = {" lead.md": "' lead.md'", "\xa0nbsp.md": "'\\xa0nbsp.md'", "tools\\back.md": "'tools\\back.md'"}
 
 
 def test_select_and_lint_say_which_ids_a_hook_cannot_pass_back(
@@ -94,8 +97,8 @@ def test_select_and_lint_say_which_ids_a_hook_cannot_pass_back(
     assert code == 0 and len(out.splitlines()) == 4, (out, err)
     said = sorted(line for line in err.splitlines() if "cannot pass it back" in line)
     assert said == sorted(
-        f"# warning: lesson {lesson_id!r}: record reads its id as {read!r}, so a hook cannot pass it back (rename "
-        "its file)"
+        f"# warning: lesson {QUOTED[lesson_id]}: record reads its id as '{read}', so a hook cannot pass it back "
+        "(rename its file)"
         for lesson_id, read in READ_AS.items()
     ), err  # before: nothing said, and the hook's record refused ('not in the lesson library: lead.md, ...')
     code, out, err = run(capsys, "select", "-w", str(ws), "--context", str(ws / "ctx.txt"), "--json", "--dry-run")
@@ -103,12 +106,12 @@ def test_select_and_lint_say_which_ids_a_hook_cannot_pass_back(
     code, out, _ = run(capsys, "lint", "-w", str(ws), "--json")
     findings = [finding for finding in json.loads(out)["findings"] if finding["code"] == "unpassable-id"]
     assert sorted(finding["message"] for finding in findings) == sorted(
-        f"lesson {lesson_id!r}: record reads this id as {read!r}: when select draws it, a hook passing it back to "
-        "record is refused (not in the lesson library)"
+        f"lesson {QUOTED[lesson_id]}: record reads this id as '{read}': when select draws it, a hook passing it "
+        "back to record is refused (not in the lesson library)"
         for lesson_id, read in READ_AS.items()
     ), out  # one finding each (before: none)
     code, out, _ = run(capsys, "lint", "-w", str(ws))
-    assert all(sum(repr(lesson_id) in line for line in out.splitlines()) == 1 for lesson_id in READ_AS), out
+    assert all(sum(QUOTED[lesson_id] in line for line in out.splitlines()) == 1 for lesson_id in READ_AS), out
 
 
 def test_lint_says_an_id_read_as_another_lesson_credits_that_one(
@@ -120,7 +123,7 @@ def test_lint_says_an_id_read_as_another_lesson_credits_that_one(
     code, out, _ = run(capsys, "lint", "-w", str(ws), "--json")
     findings = [finding for finding in json.loads(out)["findings"] if finding["code"] == "unpassable-id"]
     assert [finding["message"] for finding in findings] == [
-        "lesson 'tools\\\\b.md': record reads this id as 'tools/b.md': when select draws it, a hook passing it back "
+        "lesson 'tools\\b.md': record reads this id as 'tools/b.md': when select draws it, a hook passing it back "
         "to record credits 'tools/b.md' instead (and is refused when select drew both)"
     ], out
     (ws / "both.txt").write_text("tools\\b.md\ntools/b.md\n", encoding="utf-8")
