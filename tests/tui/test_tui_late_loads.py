@@ -17,7 +17,7 @@ from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.base import DataScreen
 from lesson_credit.tui.screens.confirm import ConfirmCommit
-from tests.tui.tui_fixture import fixed_clock, open_session, settle, until_asked, wait_until
+from tests.tui.tui_fixture import NEW_SESSION, fixed_clock, open_session, record, settle, until_asked, wait_until
 
 SIZE = (120, 40)
 
@@ -75,3 +75,44 @@ async def test_an_older_view_of_the_session_landing_last_does_not_undo_the_newer
         await until_asked(pilot)
         assert isinstance(app.screen, ConfirmCommit)
         assert app.screen.question == "Replace the grade 0.6 of s4 with 0.9?", app.screen.question
+
+
+async def test_an_older_informative_order_landing_last_does_not_replace_the_newer_one(
+    app: LessonCreditApp, ws_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`n` in the informative order follows the order last computed: the one computed before a session was recorded
+    elsewhere, landing after the one computed since, left that session out (s5, pending, recorded by gptme)."""
+    from lesson_credit.tui import records_views
+
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        reading, release, delivered = threading.Event(), threading.Event(), threading.Event()
+        real, call_from_thread = records_views.queue_view, app.call_from_thread
+        held: list[threading.Thread] = []
+
+        def queue_view(*args: Any) -> Any:
+            result = real(*args)
+            if not reading.is_set():
+                held.append(threading.current_thread())
+                reading.set()
+                assert release.wait(60)
+            return result
+
+        monkeypatch.setattr(records_views, "queue_view", queue_view)
+
+        def calling(*args: Any) -> Any:  # the worker hands the order to the app's thread this way, and waits
+            result = call_from_thread(*args)
+            if threading.current_thread() in held:
+                delivered.set()
+            return result
+
+        monkeypatch.setattr(app, "call_from_thread", calling)
+        app.set_grading_order("informative", None)  # (what the grading queue's `o` does): computed in a thread
+        await wait_until(pilot, reading.is_set)
+        record(Workspace(ws_root, clock=fixed_clock), ws_root, (*NEW_SESSION[:3], None, *NEW_SESSION[4:]))
+        app._check_source()  # the poll (off here) reads it: the order is computed again, with s5
+        await wait_until(pilot, lambda: app.queue_ids is not None and "s5" in app.queue_ids)
+        release.set()  # the older order (without s5) lands now
+        await wait_until(pilot, delivered.is_set)
+        await settle(pilot)
+        assert app.queue_ids is not None and "s5" in app.queue_ids, app.queue_ids
