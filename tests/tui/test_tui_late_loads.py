@@ -2,7 +2,8 @@
 view, posted after it (its thread was late to run, as on a loaded machine), must not replace it. Each test holds
 the older load's thread between its read and its post until the newer view has landed, then lets it post.
 
-The workspace: s4 pending. Another person grades it twice from another process (0.4, then 0.6: the latest in force).
+The workspace: s4 pending (but in the last test: manual's 0.5 logged before the dashboard starts). Another person
+grades from another process (alice: the latest in force).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.base import DataScreen
 from lesson_credit.tui.screens.confirm import ConfirmCommit
+from tests.support.textual_private import messages_waiting
+from tests.tui.store_down import graded_app, grades
 from tests.tui.tui_fixture import NEW_SESSION, fixed_clock, open_session, record, settle, until_asked, wait_until
 
 SIZE = (120, 40)
@@ -116,3 +119,25 @@ async def test_an_older_informative_order_landing_last_does_not_replace_the_newe
         await wait_until(pilot, delivered.is_set)
         await settle(pilot)
         assert app.queue_ids is not None and "s5" in app.queue_ids, app.queue_ids
+
+
+async def test_an_older_view_landing_last_holds_no_key_after_an_undo_of_the_logs(
+    workspace: Workspace, ws_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`u` undoing manual's 0.5 (logged before the dashboard) holds the keys typed after it until the screen's view
+    holds the undo. A view read before it, landing after the one that holds it, held them again, and nothing was
+    left to read: every key typed after waited for good."""
+    app = graded_app(workspace, ws_root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        detail = await open_session(pilot, "s4")
+        held = HeldRead(monkeypatch, app.source, "explain", detail)
+        Workspace(ws_root, clock=fixed_clock).grade("s1", 0.3, grader="alice")  # another session, elsewhere
+        app._check_source()  # the screen reloads: that read is held
+        await wait_until(pilot, held.reading.is_set)
+        await pilot.press("u")
+        await wait_until(pilot, lambda: grades(ws_root)[-1:] == [(None, "manual")] and not detail.keys_held)
+        held.release.set()  # the view read before the undo posts now
+        await wait_until(pilot, held.finished.is_set)
+        await wait_until(pilot, lambda: messages_waiting(app) == 0)
+        assert not detail.keys_held
