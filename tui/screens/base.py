@@ -186,7 +186,7 @@ class DataScreen(Screen[None]):
         machine runs the threads late), would replace it with what was in force before."""
         try:
             worker: Worker[object] | None = get_current_worker()
-        except NoActiveWorker:  # (a thread the worker started itself: what it posts goes on)
+        except NoActiveWorker:  # (an async worker's read in a thread of its own, Lessons' and Health's: as before)
             worker = None
         try:
             result = compute()
