@@ -20,7 +20,7 @@ from textual.notifications import Notify, SeverityLevel
 from textual.reactive import reactive
 from textual.scrollbar import ScrollBar
 from textual.timer import Timer
-from textual.worker import get_current_worker
+from textual.worker import Worker, get_current_worker
 
 from lesson_credit.tui import gc_settings
 from lesson_credit.tui.app_navigation import MODE_ACTIONS, AppNavigation
@@ -308,15 +308,17 @@ class LessonCreditApp(AppNavigation, AppWrites, App[None]):
     def _refresh_queue(self) -> None:
         from lesson_credit.tui.records_views import queue_view
 
+        worker = get_current_worker()
         try:
             _, queue = queue_view(self.source, "informative")
         except Exception as exc:  # reported, not raised: a worker must not take the app down
             self.post_message(WorkFailed(describe_failure(exc)))
             return
-        self.call_from_thread(self._queue_computed, queue.session_ids)
+        self.call_from_thread(self._queue_computed, queue.session_ids, worker)
 
-    def _queue_computed(self, session_ids: tuple[str, ...]) -> None:
-        if self.grading_order == "informative":
+    def _queue_computed(self, session_ids: tuple[str, ...], worker: Worker[None]) -> None:
+        """Not once a newer computation started (it cancels this one): an older order landing late replaced it."""
+        if self.grading_order == "informative" and not worker.is_cancelled:
             self.queue_ids = session_ids
 
     @on(WorkspaceWritten)

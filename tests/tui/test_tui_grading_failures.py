@@ -8,9 +8,11 @@ keys are typed as an operator would. s1 is logged graded 0.8, s4 pending. The ap
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -267,8 +269,6 @@ def test_a_long_read_of_the_dashboards_holds_no_other_writer_back(workspace: Wor
     held it (a first read of a big log, LOO): another writer (gptme's record hook) waited on the log's
     lock meanwhile and failed once its lock timeout passed (exit 75). The writer now lets the log's lock
     go while it waits for the source."""
-    import time
-
     from lesson_credit.core.base.files import exclusive_lock
 
     source = WorkspaceSource(workspace)
@@ -282,9 +282,11 @@ def test_a_long_read_of_the_dashboards_holds_no_other_writer_back(workspace: Wor
     entered = threading.Event()
     locked = workspace.log.locked
 
-    def entering(*args: Any, **kwargs: Any) -> Any:
-        entered.set()
-        return locked(*args, **kwargs)
+    @contextlib.contextmanager
+    def entering(*args: Any, **kwargs: Any) -> Iterator[None]:
+        with locked(*args, **kwargs):
+            entered.set()  # the writer has the log's lock: whether it lets it go is what is checked below
+            yield
 
     workspace.log.locked = entering  # type: ignore[method-assign]
     reader = threading.Thread(target=long_read)
@@ -294,7 +296,7 @@ def test_a_long_read_of_the_dashboards_holds_no_other_writer_back(workspace: Wor
     writer.start()
     try:
         assert entered.wait(timeout=60)
-        time.sleep(0.2)  # (the writer has the log's lock by now, and waits for the source)
+        # (it waits for the source: before, it held the log's lock all the while, and this timed out)
         with exclusive_lock(ws_root / "state" / "lesson-thompson" / "sessions.jsonl.lock", timeout=10):
             assert grades(ws_root) == []  # another writer has the lock while the grade waits
     finally:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import ClassVar, TypeVar
 
@@ -12,6 +13,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.types import NoActiveAppError
 from textual.widget import Widget
+from textual.worker import NoActiveWorker, Worker, get_current_worker
 
 from lesson_credit.core.api import LessonCreditError
 from lesson_credit.tui.messages import WorkFailed
@@ -177,13 +179,25 @@ class DataScreen(Screen[None]):
         self.post_message(WorkFailed(describe_failure(exc)))
 
     def post_result(self, compute: Callable[[], T], message: Callable[[T], Message]) -> None:
-        """From a thread worker: post `message(compute())` to this screen, or report the failure."""
+        """From a thread worker: post `message(compute())` to this screen, or report the failure.
+
+        Not once a newer run of the worker's group has started (an exclusive worker's: it cancels this one), which
+        the screen learns on its own thread: that run's result is no older, and this one, posted after it (a loaded
+        machine runs the threads late), would replace it with what was in force before."""
+        try:
+            worker: Worker[object] | None = get_current_worker()
+        except NoActiveWorker:  # (an async worker's read in a thread of its own, Lessons' and Health's: as before)
+            worker = None
         try:
             result = compute()
         except Exception as exc:  # reported, not raised: a worker must not take the app down
             self.fail(exc)
             return
-        self.post_message(message(result))
+        made = message(result)
+        if worker is None:
+            self.post_message(made)
+        else:  # (checked on the screen's thread, in the order posted: a newer run starts there)
+            self.call_later(_unless_cancelled, worker, partial(self.post_message, made))
 
     @on(WorkFailed)
     def _work_failed(self, event: WorkFailed) -> None:
@@ -194,3 +208,8 @@ class DataScreen(Screen[None]):
                 self.done(widget)
         self.ready_for_keys()  # nothing more will load: the keys typed for it go on
         # let it bubble on to the app, which notifies
+
+
+def _unless_cancelled(worker: Worker[object], post: Callable[[], object]) -> None:
+    if not worker.is_cancelled:
+        post()
