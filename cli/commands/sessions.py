@@ -108,9 +108,7 @@ def explanation_json(ws: Workspace, exp: Explanation) -> dict[str, Any]:
     from lesson_credit.core.library.journals import journal_changed
 
     payload: dict[str, Any] = exp.as_json()
-    if exp.base_reward is None:
-        for lesson in payload["lessons"]:
-            lesson["reward"] = None
+    payload["lessons"] = credit_json(exp, payload["lessons"])
     record = _record_of(ws, exp.session.session_id)
     changed, why = journal_changed(ws.root, record, ws.allow_outside_journals)
     payload["journal_changed"] = changed
@@ -120,6 +118,14 @@ def explanation_json(ws: Workspace, exp: Explanation) -> dict[str, Any]:
     payload["sources"] = [{key: value for key, value in s.items() if key != "line"} for s in sources]
     payload["priority"] = list(ws.config.reward_priority)
     return payload
+
+
+def credit_json(exp: Explanation, lessons: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The per-lesson credit of explain's and show's JSON (`lessons`, as `exp.as_json()` has it): a pending
+    session's reward null (it credited nothing yet)."""
+    for lesson in lessons if exp.base_reward is None else ():
+        lesson["reward"] = None
+    return lessons
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
@@ -371,8 +377,8 @@ def cmd_show(args: argparse.Namespace) -> int:
         {"base_reward": g.base_reward, "grader": g.grader, "timestamp": g.timestamp, "note": g.note, "line": g.line}
         for g in exp.grades
     ]
-    credit = explanation_json(ws, exp)["lessons"]
-    for lesson in credit:
+    credited = credit_json(exp, exp.as_json()["lessons"])  # (not explanation_json: record and journal read above)
+    for lesson in credited:
         del lesson["keywords"]
     if args.json:
         print_json(
@@ -391,7 +397,7 @@ def cmd_show(args: argparse.Namespace) -> int:
                 "strategy": exp.settings.strategy,
                 "floor": exp.settings.floor,
                 "grades": history,
-                "lessons": credit,
+                "lessons": credited,
                 **{key: outside[key] for key in OUTSIDE_KEYS},
             },
             ws,
