@@ -18,6 +18,7 @@ from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.base import DataScreen
 from lesson_credit.tui.screens.confirm import ConfirmCommit
+from lesson_credit.tui.screens.lessons import LessonsScreen
 from tests.support.textual_private import messages_waiting
 from tests.tui.store_down import graded_app, grades
 from tests.tui.tui_fixture import NEW_SESSION, fixed_clock, open_session, record, settle, until_asked, wait_until
@@ -43,8 +44,8 @@ class HeldRead:
                 assert self.release.wait(60)
             return result
 
-        def posting(*args: Any) -> None:
-            post_result(*args)
+        def posting(*args: Any, **kwargs: Any) -> None:
+            post_result(*args, **kwargs)
             if threading.current_thread() in held:
                 self.finished.set()
 
@@ -78,6 +79,32 @@ async def test_an_older_view_of_the_session_landing_last_does_not_undo_the_newer
         await until_asked(pilot)
         assert isinstance(app.screen, ConfirmCommit)
         assert app.screen.question == "Replace the grade 0.6 of s4 with 0.9?", app.screen.question
+
+
+async def test_an_older_view_of_the_lessons_landing_last_does_not_undo_the_newer_one(
+    app: LessonCreditApp, ws_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Lessons screen's load is an async worker reading in a thread of its own (no current worker there): its
+    older view landed after the newer one and stayed until the log changed again (the log version before alice's
+    0.6 shown after it)."""
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        lessons = app.screen
+        assert isinstance(lessons, LessonsScreen) and lessons.view is not None
+        first = lessons.view.version
+        held = HeldRead(monkeypatch, app.source, "lessons_view", lessons)
+        grade_elsewhere(ws_root, 0.4)
+        app._check_source()
+        await wait_until(pilot, held.reading.is_set)
+        grade_elsewhere(ws_root, 0.6)
+        app._check_source()
+        await wait_until(pilot, lambda: lessons.view is not None and lessons.view.version > first + 1)
+        newer = lessons.view.version  # (two log changes: the held read's view is one version older)
+        held.release.set()
+        await wait_until(pilot, held.finished.is_set)
+        await settle(pilot)
+        await wait_until(pilot, lambda: messages_waiting(app) == 0)
+        assert lessons.view.version == newer
 
 
 async def test_an_older_informative_order_landing_last_does_not_replace_the_newer_one(

@@ -36,9 +36,9 @@ def slow_loads(monkeypatch: pytest.MonkeyPatch) -> None:
     they do on a big log or a busy machine, however fast this machine is."""
     post_result = DataScreen.post_result
 
-    def slow(self: DataScreen, compute: Callable[[], Any], message: Callable[[Any], Any]) -> None:
+    def slow(self: DataScreen, compute: Callable[[], Any], message: Callable[[Any], Any], worker: Any = None) -> None:
         time.sleep(0.3)
-        post_result(self, compute, message)
+        post_result(self, compute, message, worker)
 
     monkeypatch.setattr(DataScreen, "post_result", slow)
 

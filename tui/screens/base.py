@@ -178,16 +178,20 @@ class DataScreen(Screen[None]):
         """Report a worker's failure from its thread (the app shows it as a notification)."""
         self.post_message(WorkFailed(describe_failure(exc)))
 
-    def post_result(self, compute: Callable[[], T], message: Callable[[T], Message]) -> None:
+    def post_result(
+        self, compute: Callable[[], T], message: Callable[[T], Message], worker: Worker[object] | None = None
+    ) -> None:
         """From a thread worker: post `message(compute())` to this screen, or report the failure.
 
         Not once a newer run of the worker's group has started (an exclusive worker's: it cancels this one), which
         the screen learns on its own thread: that run's result is no older, and this one, posted after it (a loaded
-        machine runs the threads late), would replace it with what was in force before."""
-        try:
-            worker: Worker[object] | None = get_current_worker()
-        except NoActiveWorker:  # (an async worker's read in a thread of its own, Lessons' and Health's: as before)
-            worker = None
+        machine runs the threads late), would replace it with what was in force before. `worker`: the async worker
+        whose read runs in a thread of its own (Lessons', Health's: no worker is current there)."""
+        if worker is None:
+            try:
+                worker = get_current_worker()
+            except NoActiveWorker:  # (a read no worker started: posted as it comes)
+                worker = None
         try:
             result = compute()
         except Exception as exc:  # reported, not raised: a worker must not take the app down

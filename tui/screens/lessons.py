@@ -17,6 +17,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Input, Static
+from textual.worker import get_current_worker
 
 from lesson_credit.tui.background import at_ui_priority
 from lesson_credit.tui.grading import Grading
@@ -154,13 +155,17 @@ class LessonsScreen(SortableScreen):
                 view = replace(view, effects=shown[1], effects_of=shown[0])
             return view, LessonCells.build(view.rows, tones, view.effects, cells)
 
+        worker = get_current_worker()  # (the read's thread has none: a newer load cancels this one)
+
         def load(first: bool = False) -> None:
             if first:  # the names first: the numbers wait for the log's first read (seconds at 1M sessions)
-                self.post_result(self.source.lesson_names, self.Named)
+                self.post_result(self.source.lesson_names, self.Named, worker)
                 # and that read (with the engine's import, the workspace's open) for their frame, which it
                 # would otherwise hold up: it holds the GIL the UI thread paints with
                 self._names_shown.wait(NAMES_FRAME_LATEST_S)
-            self.post_result(compute, lambda loaded: self.Deferred() if loaded is None else self.Loaded(*loaded))
+            self.post_result(
+                compute, lambda loaded: self.Deferred() if loaded is None else self.Loaded(*loaded), worker
+            )
 
         if self.view is None:  # the first paint waits for it: not niced like the background work
             await at_ui_priority(partial(load, True))
