@@ -186,7 +186,9 @@ class DataScreen(Screen[None]):
         Not once a newer run of the worker's group has started (an exclusive worker's: it cancels this one), which
         the screen learns on its own thread: that run's result is no older, and this one, posted after it (a loaded
         machine runs the threads late), would replace it with what was in force before. `worker`: the async worker
-        whose read runs in a thread of its own (Lessons', Health's: no worker is current there)."""
+        whose read runs in a thread of its own (Lessons': no worker is current there). Health's passes none: its
+        ctrl+r re-reads the lesson files in its own read, which a poll's reload must not drop (that read may come
+        before the re-read, and would not say the library changed)."""
         if worker is None:
             try:
                 worker = get_current_worker()

@@ -14,7 +14,6 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import Static
-from textual.worker import get_current_worker
 
 from lesson_credit.core.api import ERROR, Finding
 from lesson_credit.tui.background import at_ui_priority
@@ -142,9 +141,8 @@ class HealthScreen(DataScreen):
     @work(exclusive=True, group="health", description="the Health findings")
     async def _check(self, reload_library: bool) -> None:
         # what the screen shows: at the UI thread's priority, not niced like the start-up work (tui/background.py)
-        worker = get_current_worker()  # (the read's thread has none: a newer check cancels this one)
         await at_ui_priority(
-            lambda: self.post_result(lambda: self.source.health(reload_library=reload_library), self.Loaded, worker)
+            lambda: self.post_result(lambda: self.source.health(reload_library=reload_library), self.Loaded)
         )
 
     @on(Loaded)
