@@ -20,7 +20,7 @@ from textual.notifications import Notify, SeverityLevel
 from textual.reactive import reactive
 from textual.scrollbar import ScrollBar
 from textual.timer import Timer
-from textual.worker import Worker, get_current_worker
+from textual.worker import get_current_worker
 
 from lesson_credit.tui import gc_settings
 from lesson_credit.tui.app_navigation import MODE_ACTIONS, AppNavigation
@@ -35,6 +35,7 @@ from lesson_credit.tui.messages import (
     WorkFailed,
     WorkspaceWritten,
 )
+from lesson_credit.tui.newest import Newest
 from lesson_credit.tui.screens.base import describe_failure
 from lesson_credit.tui.screens.lazy import (
     analysis_screen,
@@ -136,6 +137,7 @@ class LessonCreditApp(AppNavigation, AppWrites, App[None]):
         self.writes = WriteQueue(operator)
         self.retry_seconds = retry_seconds
         self._waiting_reason: tuple[Write, str] | None = None  # the write whose failure was toasted last, and why
+        self._queue_reads = Newest()  # the informative order's computations, against one landing after a later one
         self.snapshot: SourceSnapshot | None = None  # the latest change message's (or the first read's)
         self._notified: set[str] = set()
         self.held_toasts = HeldToasts()
@@ -308,17 +310,17 @@ class LessonCreditApp(AppNavigation, AppWrites, App[None]):
     def _refresh_queue(self) -> None:
         from lesson_credit.tui.records_views import queue_view
 
-        worker = get_current_worker()
+        number = self._queue_reads.start()
         try:
             _, queue = queue_view(self.source, "informative")
         except Exception as exc:  # reported, not raised: a worker must not take the app down
             self.post_message(WorkFailed(describe_failure(exc)))
             return
-        self.call_from_thread(self._queue_computed, queue.session_ids, worker)
+        self.call_from_thread(self._queue_computed, queue.session_ids, number)
 
-    def _queue_computed(self, session_ids: tuple[str, ...], worker: Worker[None]) -> None:
-        """Not once a newer computation started (it cancels this one): an older order landing late replaced it."""
-        if self.grading_order == "informative" and not worker.is_cancelled:
+    def _queue_computed(self, session_ids: tuple[str, ...], number: int) -> None:
+        """Not after the order of a computation started later (tui/newest.py): an older one landing late replaced it."""
+        if self.grading_order == "informative" and self._queue_reads.shows("queue", number):
             self.queue_ids = session_ids
 
     @on(WorkspaceWritten)

@@ -53,6 +53,35 @@ class HeldRead:
         monkeypatch.setattr(screen, "post_result", posting)
 
 
+class HeldReads:
+    """The next two reads through `name` on `target` each return only once their `release` is set; `finished[i]` is
+    set once the load of read i has posted (or dropped) its result."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, target: Any, name: str, screen: DataScreen) -> None:
+        self.reading = [threading.Event(), threading.Event()]
+        self.release = [threading.Event(), threading.Event()]
+        self.finished = [threading.Event(), threading.Event()]
+        held: dict[threading.Thread, int] = {}
+        real, post_result = getattr(target, name), screen.post_result
+
+        def read(*args: Any, **kwargs: Any) -> Any:
+            result = real(*args, **kwargs)
+            index = len(held)
+            if index < 2:
+                held[threading.current_thread()] = index
+                self.reading[index].set()
+                assert self.release[index].wait(60)
+            return result
+
+        def posting(*args: Any, **kwargs: Any) -> None:
+            post_result(*args, **kwargs)
+            if (index := held.get(threading.current_thread())) is not None:
+                self.finished[index].set()
+
+        monkeypatch.setattr(target, name, read)
+        monkeypatch.setattr(screen, "post_result", posting)
+
+
 def grade_elsewhere(root: Path, value: float) -> None:
     Workspace(root, clock=fixed_clock).grade("s4", value, grader="alice")
 
@@ -105,6 +134,29 @@ async def test_an_older_view_of_the_lessons_landing_last_does_not_undo_the_newer
         await settle(pilot)
         await wait_until(pilot, lambda: messages_waiting(app) == 0)
         assert lessons.view.version == newer
+
+
+async def test_a_view_read_while_the_writes_go_on_is_shown_before_the_next_one_lands(
+    app: LessonCreditApp, ws_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Writes faster than a read (a big log, an agent grading): each reload is cancelled by the next. Dropping every
+    cancelled read's view showed nothing until the writes stopped (the screen stayed on s4 pending throughout)."""
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        detail = await open_session(pilot, "s4")
+        held = HeldReads(monkeypatch, app.source, "explain", detail)
+        grade_elsewhere(ws_root, 0.4)
+        app._check_source()
+        await wait_until(pilot, held.reading[0].is_set)
+        grade_elsewhere(ws_root, 0.6)
+        app._check_source()  # the newer reload cancels the first, and its read is held too
+        await wait_until(pilot, held.reading[1].is_set)
+        held.release[0].set()  # (no `settle` while the second read is held: it waits for every worker)
+        await wait_until(pilot, lambda: detail.base is not None and detail.base.session.base_reward == 0.4)
+        held.release[1].set()
+        await wait_until(pilot, held.finished[1].is_set)
+        await settle(pilot)
+        assert detail.base is not None and detail.base.session.base_reward == 0.6 and detail.committed() == 0.6
 
 
 async def test_an_older_informative_order_landing_last_does_not_replace_the_newer_one(

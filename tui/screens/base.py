@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 from pathlib import Path
 from typing import ClassVar, TypeVar
 
@@ -17,6 +16,7 @@ from textual.worker import NoActiveWorker, Worker, get_current_worker
 
 from lesson_credit.core.api import LessonCreditError
 from lesson_credit.tui.messages import WorkFailed
+from lesson_credit.tui.newest import Newest
 from lesson_credit.tui.source import WorkspaceSource
 from lesson_credit.tui.widths import NARROW_BELOW, SHORT_BELOW, WIDE_FROM
 
@@ -58,6 +58,7 @@ class DataScreen(Screen[None]):
         self._stale = False
         self._ready_for_keys = not self.HOLDS_KEYS_UNTIL_LOADED
         self._loading_timers: dict[int, Timer] = {}
+        self._newest = Newest()  # the order its reads started in, against results landing out of it
         self._focus_when_loaded: Widget | None = None  # see focus_from_box
         # the width classes from the terminal's size before the widgets are first styled: set at the first
         # resize instead, they restyled every widget of the screen once more (an 80-column terminal)
@@ -183,17 +184,17 @@ class DataScreen(Screen[None]):
     ) -> None:
         """From a thread worker: post `message(compute())` to this screen, or report the failure.
 
-        Not once a newer run of the worker's group has started (an exclusive worker's: it cancels this one), which
-        the screen learns on its own thread: that run's result is no older, and this one, posted after it (a loaded
-        machine runs the threads late), would replace it with what was in force before. `worker`: the async worker
-        whose read runs in a thread of its own (Lessons': no worker is current there). Health's passes none: its
-        ctrl+r re-reads the lesson files in its own read, which a poll's reload must not drop (that read may come
-        before the re-read, and would not say the library changed)."""
+        Not when a read of the worker's group that started after this one has had its result shown (tui/newest.py:
+        posted after it, on a loaded machine, this one would replace it with what was in force before). `worker`:
+        the async worker whose read runs in a thread of its own (Lessons': no worker is current there). Health's
+        passes none, and its results are posted as they come: its ctrl+r re-reads the lesson files in its own read,
+        whose view alone says the library changed (which makes the other screens reload)."""
         if worker is None:
             try:
                 worker = get_current_worker()
             except NoActiveWorker:  # (a read no worker started: posted as it comes)
                 worker = None
+        number = self._newest.start()
         try:
             result = compute()
         except Exception as exc:  # reported, not raised: a worker must not take the app down
@@ -202,8 +203,12 @@ class DataScreen(Screen[None]):
         made = message(result)
         if worker is None:
             self.post_message(made)
-        else:  # (checked on the screen's thread, in the order posted: a newer run starts there)
-            self.call_later(_unless_cancelled, worker, partial(self.post_message, made))
+        else:  # (checked on the screen's thread, where the results are shown in turn)
+            self.call_later(self._post_newest, worker.group, number, made)
+
+    def _post_newest(self, kind: str, number: int, made: Message) -> None:
+        if self._newest.shows(kind, number):
+            self.post_message(made)
 
     @on(WorkFailed)
     def _work_failed(self, event: WorkFailed) -> None:
@@ -214,8 +219,3 @@ class DataScreen(Screen[None]):
                 self.done(widget)
         self.ready_for_keys()  # nothing more will load: the keys typed for it go on
         # let it bubble on to the app, which notifies
-
-
-def _unless_cancelled(worker: Worker[object], post: Callable[[], object]) -> None:
-    if not worker.is_cancelled:
-        post()
