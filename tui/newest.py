@@ -6,7 +6,9 @@ read's result may be posted after a newer one's, which it would replace with wha
 read once a newer one has started (an exclusive worker cancels the older) is not the rule: under writes faster than
 a read, every read is cancelled by the next and the screen showed nothing until the writes stopped. So each read is
 numbered as it starts (`start`, on its thread, before it reads) and its result is shown, on the UI thread, unless a
-read numbered after it has had its result shown (`shows`)."""
+read numbered after it has had its result shown (`shows`). A read held up between its number and its read (a thread
+descheduled there) may read a log newer than a read numbered after it: that older view then shows until the
+reload the newer log started lands (the last read after the writes stop is always shown)."""
 
 from __future__ import annotations
 
