@@ -479,10 +479,9 @@ class StateFile(Analysis):
         return {lesson_id: counts for lesson_id, counts in added.items() if one_form(ids[lesson_id]) not in out}, past
 
     def state_keys(self, existing: dict[str, Any]) -> tuple[str, ...]:
-        """Each arm's key in the state file: the key the file as it is names it by, when one key does
-        (gptme's bandit looks an arm up by the key it wrote: `lessons/tools/x.md`, an absolute path);
-        else its library id, or its lesson's absolute path when the file names arms so (gptme's Claude
-        Code hook looks them up by path)."""
+        """Each arm's key in the state file: the key the file as it is names it by, when one key does (gptme's bandit
+        looks an arm up by the key it wrote: `lessons/tools/x.md`, an absolute path); else its library id, or its
+        lesson's absolute path when the file names arms so (gptme's Claude Code hook looks them up by path)."""
         arm_ids = self.posterior().arm_ids
         if interop.absolute_keys(existing):
             paths = {lesson.id: lesson.path for lesson in self.library().lessons}
@@ -498,18 +497,29 @@ class StateFile(Analysis):
         for key in arms:
             if isinstance(key, str) and key not in ours:  # (never another arm's key)
                 named.setdefault(mapper.map(key)[0], []).append(key)
+        times = self._session_times()
         return tuple(
             found[0]
-            if len(found := named.get(arm, [])) == 1
-            and (key not in arms or _asked_by(arms, found[0], key, self._session_times_of(i)))
+            if len(found := named.get(arm, [])) == 1 and (key not in arms or _asked_by(arms, found[0], key, times(i)))
             else key
             for i, (arm, key) in enumerate(zip(arm_ids, keys, strict=True))
         )
 
-    def _session_times_of(self, arm: int) -> list[str | None]:
-        """The times of the log's sessions that name the posteriors' arm `arm` (graded or not)."""
-        data, times = self.posterior().data, self._reader.session_times()
-        return [times[row] for row in np.unique(data.entry_session[data.entry_arm == arm]).tolist()]
+    def _session_times(self) -> Callable[[int], list[str | None]]:
+        """By arm, the times of the log's sessions naming it: the entries grouped once, at the first arm asked for (a
+        file gptme keyed its own way names each arm twice: a pass over every entry per arm was the cost)."""
+        grouped: list[Any] = []  # (the entries' sessions in arm order, each arm's bounds, the session times)
+
+        def of(arm: int) -> list[str | None]:
+            if not grouped:
+                data = self.posterior().data
+                order = np.argsort(data.entry_arm, kind="stable")
+                bounds = np.searchsorted(data.entry_arm[order], np.arange(len(self.posterior().arm_ids) + 1))
+                grouped.extend((data.entry_session[order], bounds, self._reader.session_times()))
+            sessions, bounds, times = grouped
+            return [times[row] for row in np.unique(sessions[bounds[arm] : bounds[arm + 1]]).tolist()]
+
+        return of
 
     def state_payload(self, existing: dict[str, Any] | None = None) -> dict[str, Any]:
         """The posteriors as gptme's `bandit-state.json` (fresh: what `export-gptme` writes): what `existing` holds
@@ -586,6 +596,5 @@ def _asked_by(arms: dict[str, Any], other: str, ours: str, times: Iterable[str |
 
 
 def _copy_time(name: str) -> dt.datetime:
-    """The `created` a copy is named by (COPY_NAME), as a time (`strptime` would import its module: 12 ms
-    of a `record`)."""
+    """The `created` a copy is named by (COPY_NAME), as a time (`strptime` would import its module: 12 ms)."""
     return dt.datetime.fromisoformat(f"{name[:13]}:{name[14:16]}:{name[17:]}")
