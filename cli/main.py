@@ -187,11 +187,11 @@ def _parse(argv: Sequence[str] | None) -> tuple[argparse.ArgumentParser, argpars
 def _usage_comments(command: str | None, words: Sequence[str]) -> contextlib.AbstractContextManager[object]:
     """`select`'s usage error (exit 2) as `#` comments, as its other lines on stderr when that is not a terminal:
     a hook saving stdout and stderr to one file hands it to `record --lessons-file`, which skips comments."""
-    if command != "select" or "--json" in words or sys.stderr.isatty():
+    if command != "select":
         return contextlib.nullcontext()
-    from lesson_credit.cli.commands.selection import Comments
+    from lesson_credit.cli.commands.selection import comment_stderr
 
-    return contextlib.redirect_stderr(Comments(sys.stderr))
+    return comment_stderr("--json" in words)
 
 
 def _innermost(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.ArgumentParser:
@@ -223,7 +223,7 @@ def main(argv: Sequence[str] | None = None, *, clock: Callable[[], Any] | None =
         args.func = cmd_tui
     name = args.command or "the dashboard"
     commented = getattr(args, "stderr_comments", None)  # (select: its stderr's lines, its error's too, # comments)
-    with contextlib.nullcontext() if commented is None else commented(args):
+    with contextlib.nullcontext() if commented is None else commented(args.json):
         return guarded(lambda: _dispatch(args), name, lambda logged: stored(args, logged), args)
 
 

@@ -60,10 +60,11 @@ def cmd_select(args: argparse.Namespace) -> int:
     return _select(args)
 
 
-def comment_stderr(args: argparse.Namespace) -> contextlib.AbstractContextManager[object]:
-    """While it is entered, the table form's stderr, when not a terminal, as `#` comments line by line (`Comments`):
-    the command line enters it around the whole command, so a failed select's one line is a comment too."""
-    if args.json or sys.stderr.isatty():
+def comment_stderr(json: bool) -> contextlib.AbstractContextManager[object]:
+    """While it is entered, the table form's stderr (not `json`'s), when not a terminal, as `#` comments line by line
+    (`Comments`): the command line enters it around the whole command and its parsing, so a failed select's one
+    line and its usage error are comments too."""
+    if json or sys.stderr.isatty():
         return contextlib.nullcontext()
     return contextlib.redirect_stderr(Comments(sys.stderr))
 
