@@ -15,6 +15,8 @@ from __future__ import annotations
 import ast
 import importlib.util
 import re
+import shutil
+import subprocess
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -274,3 +276,28 @@ def test_no_production_module_counts_the_rest_by_hand() -> None:
         if relative(path) != "core/base/numbers.py" and by_hand.search(path.read_text(encoding="utf-8"))
     ]
     assert found == []
+
+
+# What the repository's root holds on purpose: a command run in the checkout (a simulation's output, a timing
+# log) written here and committed by accident fails this test.
+ROOT_FILES = {".gitignore", "CHANGELOG.md", "LICENSE", "MANIFEST.in", "README.md", "pyproject.toml"}
+
+
+def tracked_root_files() -> set[str] | None:
+    """The files git tracks at the root (not folders), or None outside a git checkout or without git."""
+    git = shutil.which("git")
+    if git is None or not (REPO / ".git").exists():
+        return None
+    listed = subprocess.run(
+        [git, "ls-files", "--", "."], cwd=REPO, capture_output=True, text=True, check=False, timeout=60
+    )
+    if listed.returncode != 0:
+        return None
+    return {name for name in listed.stdout.splitlines() if "/" not in name}
+
+
+def test_the_root_tracks_only_its_own_files() -> None:
+    tracked = tracked_root_files()
+    if tracked is None:
+        pytest.skip("not a git checkout")
+    assert tracked - ROOT_FILES == set()
