@@ -44,20 +44,21 @@ def journal_changed(root: Path, record: dict[str, Any], allow_outside: bool = Fa
     journal = record.get("journal_path")
     if not isinstance(recorded, str) or not isinstance(journal, str) or not journal:
         return None, "the record has no journal hash"
-    raw, problem = _journal_bytes(root, journal, allow_outside)
+    raw, problem = _journal_bytes(root, journal, allow_outside, longer=False)
     if raw is None:
         return None, problem or ""
-    if len(raw) > JOURNAL_READ_LIMIT:
-        return None, f"journal {journal} is larger than {JOURNAL_READ_LIMIT >> 20} MB: not checked"
     if hashlib.sha256(raw).hexdigest() != recorded.lower():
         return True, f"journal {journal} changed since the session was recorded (sha256 differs)"
     return False, "journal unchanged since recording"
 
 
-def _journal_bytes(root: Path, journal_path: str, allow_outside: bool) -> tuple[bytes | None, str | None]:
+def _journal_bytes(
+    root: Path, journal_path: str, allow_outside: bool, longer: bool = True
+) -> tuple[bytes | None, str | None]:
     """(up to JOURNAL_READ_LIMIT + 1 bytes, None) of the journal a session's path names, relative to the workspace
     `root` (resolved) when not absolute; (None, why) when it cannot be read, is no regular file, or lies outside
-    `root` without `allow_outside`."""
+    `root` without `allow_outside`. Without `longer`, a journal over the limit is (None, why), told by its size
+    before anything is read."""
     path = Path(journal_path)
     if not path.is_absolute():
         path = root / path
@@ -65,7 +66,7 @@ def _journal_bytes(root: Path, journal_path: str, allow_outside: bool) -> tuple[
         resolved = resolve_path(path)
         if not allow_outside and not resolved.is_relative_to(root):
             return None, f"journal {journal_path} is outside the workspace (not read without --allow-outside)"
-        return read_regular(resolved, JOURNAL_READ_LIMIT, longer=True), None
+        return read_regular(resolved, JOURNAL_READ_LIMIT, longer=longer), None
     except FileNotFoundError:
         return None, f"journal {journal_path} not found"
     except UnsafeFile as exc:
