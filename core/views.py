@@ -554,13 +554,21 @@ def explain_inputs(
     if lesson is not None:
         wanted = lesson_named(lesson, session.lesson_ids)
         if wanted not in session.lesson_ids:
-            ids = list(dict.fromkeys(session.lesson_ids))  # (a lesson listed twice, named once)
-            its = f"its lessons: {listed(ids, 8)}"
             said = f"lesson {lesson!r} was not injected in session {session.session_id!r}"
-            raise WorkspaceError(f"{said}; {its if ids else 'it injected none'}")
+            raise WorkspaceError(f"{said}; {_its_lessons(session)}")
     if base_reward is not None:
         base_reward = check_reward(base_reward)
     return wanted, float(base_reward if base_reward is not None else recorded)
+
+
+def _its_lessons(session: SessionEvent) -> str:
+    """The session's lessons for a message, each once, those included during it named apart."""
+    during = {session.lesson_ids[i] for i in session.during}
+    before = list(dict.fromkeys(lid for lid in session.lesson_ids if lid not in during))
+    pulled = list(dict.fromkeys(lid for lid in session.lesson_ids if lid in during))
+    if not before:
+        return f"its lessons, all included during it: {listed(pulled, 8)}" if pulled else "it injected none"
+    return f"its lessons: {listed(before, 8)}" + (f" (included during it: {listed(pulled, 8)})" if pulled else "")
 
 
 def explanation(

@@ -103,3 +103,28 @@ def test_a_lesson_given_both_before_and_during_the_session_is_refused_saying_so(
     code, _, err = run_cli(*argv, "--lessons", GIT, GIT, "--reward", "0.5")  # twice in one list: as before
     assert (code, err) == (1, f"lesson-credit: lesson given twice: {GIT}\n")
     assert (root / "state/lesson-thompson/sessions.jsonl").read_bytes() == log
+
+
+def test_explain_of_a_lesson_not_in_the_session_says_which_of_its_lessons_were_included_during_it(
+    tmp_path: Path,
+) -> None:
+    """`explain ID --lesson X` for a lesson the session lacks listed the lessons included during the session among
+    "its lessons" as if chosen before it: they are named apart, as `show` names them."""
+    lessons = {GIT: ["git"], QUOTE: ["quote"], BASH: ["bash"], "idle.md": ["idle"]}
+    root = make_ws(tmp_path, lessons=lessons, events=[], journals={"j.md": "a git rebase; quote the bash glob"})
+    argv = ["record", "-w", str(root), "--session-id", "d1", "--journal", str(root / "j.md"), "--lessons", GIT]
+    assert run_cli(*argv, "--during", QUOTE, "--reward", "0.8")[0] == 0
+    code, out, err = run_cli("explain", "d1", "-w", str(root), "--lesson", "idle.md")
+    assert (code, out) == (1, "")
+    said = f"lesson 'idle.md' was not injected in session 'd1'; its lessons: {GIT} (included during it: {QUOTE})"
+    assert err == f"lesson-credit: {said}\n"
+
+
+def test_explain_of_a_lesson_not_in_a_session_of_only_lessons_included_during_it_says_so(tmp_path: Path) -> None:
+    lessons = {GIT: ["git"], QUOTE: ["quote"], "idle.md": ["idle"]}
+    root = make_ws(tmp_path, lessons=lessons, events=[], journals={"j.md": "quote"})
+    argv = ["record", "-w", str(root), "--session-id", "d1", "--journal", str(root / "j.md"), "--lessons"]
+    assert run_cli(*argv, "--during", QUOTE, GIT, "--reward", "0.8")[0] == 0
+    code, _, err = run_cli("explain", "d1", "-w", str(root), "--lesson", "idle.md")
+    said = "lesson 'idle.md' was not injected in session 'd1'; its lessons, all included during it: "
+    assert (code, err) == (1, f"lesson-credit: {said}{QUOTE}, {GIT}\n")  # in the session's order
