@@ -26,9 +26,14 @@ class Newest:
         """(the read's thread, before it reads) the read's number: later reads see the log no older."""
         return next(self._numbers)
 
+    def superseded(self, kind: str, number: int) -> bool:
+        """(UI thread) whether a read started after read `number` has had its result of `kind` shown: then a failure
+        of read `number` is not said either (nobody waits for it)."""
+        return number < self._shown.get(kind, -1)
+
     def shows(self, kind: str, number: int) -> bool:
         """(UI thread) whether the result of read `number` is shown: not when a later read's result of `kind` was."""
-        if number < self._shown.get(kind, -1):
+        if self.superseded(kind, number):
             return False
         self._shown[kind] = number
         return True

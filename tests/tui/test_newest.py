@@ -31,3 +31,14 @@ def test_reads_started_in_many_threads_get_different_numbers() -> None:
     for thread in threads:
         thread.join()
     assert sorted(taken) == list(range(4000))
+
+
+def test_a_superseded_read_is_told_without_moving_the_mark() -> None:
+    """A failure is not said once a later read's result is shown; asking does not count as showing."""
+    newest = Newest()
+    first, second, third = newest.start(), newest.start(), newest.start()
+    assert not newest.superseded("view", second)  # nothing shown yet
+    assert newest.shows("view", third)
+    assert newest.superseded("view", first) and newest.superseded("view", second)
+    assert not newest.superseded("view", third) and not newest.superseded("other", first)
+    assert not newest.shows("view", second)  # still older than the third, whatever was asked

@@ -19,7 +19,7 @@ from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.base import DataScreen
 from lesson_credit.tui.screens.confirm import ConfirmCommit
 from lesson_credit.tui.screens.lessons import LessonsScreen
-from tests.support.textual_private import messages_waiting
+from tests.support.textual_private import messages_waiting, notification_texts
 from tests.tui.store_down import graded_app, grades
 from tests.tui.tui_fixture import NEW_SESSION, fixed_clock, open_session, record, settle, until_asked, wait_until
 
@@ -30,7 +30,9 @@ class HeldRead:
     """The next read through `name` on `target` returns only once `release` is set; `finished` is set once the load
     that read finishes (`screen.post_result` returned: what it posts is queued)."""
 
-    def __init__(self, monkeypatch: pytest.MonkeyPatch, target: Any, name: str, screen: DataScreen) -> None:
+    def __init__(
+        self, monkeypatch: pytest.MonkeyPatch, target: Any, name: str, screen: DataScreen, fails: bool = False
+    ) -> None:
         self.reading, self.release = threading.Event(), threading.Event()
         self.finished = threading.Event()
         held: list[threading.Thread] = []
@@ -42,6 +44,8 @@ class HeldRead:
                 held.append(threading.current_thread())
                 self.reading.set()
                 assert self.release.wait(60)
+                if fails:  # (`fails`: the held read fails once released, as a read of a log being replaced may)
+                    raise OSError("the held read failed")
             return result
 
         def posting(*args: Any, **kwargs: Any) -> None:
@@ -220,3 +224,28 @@ async def test_an_older_view_landing_last_holds_no_key_after_an_undo_of_the_logs
         await wait_until(pilot, held.finished.is_set)
         await wait_until(pilot, lambda: messages_waiting(app) == 0)
         assert not detail.keys_held
+
+
+async def test_an_older_read_failing_after_a_newer_view_landed_says_nothing(
+    app: LessonCreditApp, ws_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A read a newer view has replaced that fails afterwards reported its failure over the newer view (a toast
+    about a read nobody waits for), and cleared the screen's loading marks and let the keys held for a load go on
+    (`WorkFailed`) while a still newer read may be loading."""
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        detail = await open_session(pilot, "s4")
+        held = HeldRead(monkeypatch, app.source, "explain", detail, fails=True)
+        grade_elsewhere(ws_root, 0.4)
+        app._check_source()
+        await wait_until(pilot, held.reading.is_set)
+        grade_elsewhere(ws_root, 0.6)
+        app._check_source()
+        await wait_until(pilot, lambda: detail.base is not None and detail.base.session.base_reward == 0.6)
+        before = notification_texts(app)
+        held.release.set()  # the older read fails now
+        await wait_until(pilot, held.finished.is_set)
+        await settle(pilot)
+        await wait_until(pilot, lambda: messages_waiting(app) == 0)
+        assert notification_texts(app) == before
+        assert detail.committed() == 0.6

@@ -185,7 +185,8 @@ class DataScreen(Screen[None]):
         """From a thread worker: post `message(compute())` to this screen, or report the failure.
 
         Not when a read of the worker's group that started after this one has had its result shown (tui/newest.py:
-        posted after it, on a loaded machine, this one would replace it with what was in force before). `worker`:
+        posted after it, on a loaded machine, this one would replace it with what was in force before); nor its
+        failure then (nobody waits for that read, and `WorkFailed` lets the keys held for a load go on). `worker`:
         the async worker whose read runs in a thread of its own (Lessons': no worker is current there). Health's
         passes none, and its results are posted as they come: its ctrl+r re-reads the lesson files in its own read,
         whose view alone says the library changed (which makes the other screens reload)."""
@@ -198,7 +199,10 @@ class DataScreen(Screen[None]):
         try:
             result = compute()
         except Exception as exc:  # reported, not raised: a worker must not take the app down
-            self.fail(exc)
+            if worker is None:
+                self.fail(exc)
+            else:  # (not when a newer read's result is shown: nobody waits for this one)
+                self.call_later(self._fail_newest, worker.group, number, exc)
             return
         made = message(result)
         if worker is None:
@@ -209,6 +213,10 @@ class DataScreen(Screen[None]):
     def _post_newest(self, kind: str, number: int, made: Message) -> None:
         if self._newest.shows(kind, number):
             self.post_message(made)
+
+    def _fail_newest(self, kind: str, number: int, exc: Exception) -> None:
+        if not self._newest.superseded(kind, number):
+            self.fail(exc)
 
     @on(WorkFailed)
     def _work_failed(self, event: WorkFailed) -> None:
