@@ -43,3 +43,11 @@ def test_flagged_counts_the_lessons_loo_lists_under_flags(tmp_path: Path, monkey
     # a lesson's line starts two spaces in; the lines it wraps to hang four
     lessons = [line.split(":", 1)[0].strip() for line in listed if line.startswith("  ") and line[2] != " "]
     assert sorted(lessons) == ["always.md", "rare.md"]
+
+
+def test_the_summary_says_the_minimum_counts_as_minimums(tmp_path: Path) -> None:
+    """The summary's "(5 sessions with, 20 without)" read as counts of sessions (loo says "min 5 with, 20 without")."""
+    root = workspace(tmp_path)
+    results = tuple(Workspace(root, clock=fixed_clock).loo(write=False))
+    plain = summary(AnalysisView(1, results, 40, 5, 20)).plain
+    assert "with enough data for LOO (at least 5 sessions with, 20 without)" in plain

@@ -84,7 +84,7 @@ def summary(view: AnalysisView) -> Text:
     out = Text()
     out.append(f"Effect per lesson over {counted(view.graded, 'graded session')}", style="bold")
     out.append(f" · {enough} of {counted(len(view.results), 'lesson')} with enough data for LOO")
-    out.append(f" ({counted(view.min_with, 'session')} with, {view.min_without} without)")
+    out.append(f" (at least {counted(view.min_with, 'session')} with, {view.min_without} without)")
     out.append(f" · {flagged} flagged" + (f" ({warned} ⚠)" if warned else ""), style="bold" if warned else "")
     out.append(
         f"\neffect: joint estimate, {RANDOMIZED_MARK} randomized (dropout), {LATER_MARK} later half (drifted),"
