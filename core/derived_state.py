@@ -40,6 +40,9 @@ class StateCheck:
     why: str  # how the file disagrees with the log
     foreign: bool  # changed by another tool since we wrote it: it is kept, not rewritten
     missing: bool = False  # the log is gone (Workspace.log_missing): kept, an empty fold would wipe it
+    # as we wrote it, from a database other agents write too: behind their sessions, as a workspace's file is
+    # between its own writes in a fleet (a fault nowhere): rewritten without a word, and no finding of lint's
+    behind: bool = False
 
 
 def check_state(ws: Workspace) -> StateCheck | None:
@@ -81,7 +84,7 @@ def check_state(ws: Workspace) -> StateCheck | None:
         if update is not None and update != ({}, 0):
             return StateCheck(_foreign_said(ws, state, *update), False)
     why = disagreement(state, ws.posterior(), path.name, ws.state_keys(state))
-    return None if why is None else StateCheck(why, False)
+    return None if why is None else StateCheck(why, False, behind=ours and ws.state_source() is not None)
 
 
 def _foreign_said(ws: Workspace, state: dict[str, Any], added: dict[str, Any], sessions: int) -> str:
@@ -101,10 +104,11 @@ def _foreign_said(ws: Workspace, state: dict[str, Any], added: dict[str, Any], s
 
 def repair_state(ws: Workspace) -> str | None:
     """Rewrite a stale `bandit-state.json` (best effort) unless another tool's update is in it; a
-    one-line account of it, or None when it agreed with the log. A missing log is said, and the file
-    left as it is (see `check_state`). The rewrite holds the writers' lock from a second check to the
-    file's replacement, so it never replaces a file a write made meanwhile from a later log; when a
-    writer holds the lock, that write rewrites the file itself (each does, from the log under it)."""
+    one-line account of it, or None when it agreed with the log or was only behind other agents' sessions
+    (`StateCheck.behind`). A missing log is said, and the file left as it is (see `check_state`). The
+    rewrite holds the writers' lock from a second check to the file's replacement, so it never replaces a
+    file a write made meanwhile from a later log; when a writer holds the lock, that write rewrites the file
+    itself (each does, from the log under it)."""
     check = check_state(ws)
     if check is None or check.foreign or check.missing:
         return None if check is None else check.why
@@ -124,4 +128,4 @@ def repair_state(ws: Workspace) -> str | None:
         return f"{why}; could not rewrite it: {exc}"
     if logged:  # another tool's increments were logged: that line says so
         return " ".join(logged)
-    return f"{check.why}; rewritten from the log"
+    return None if check.behind else f"{check.why}; rewritten from the log"

@@ -304,7 +304,7 @@ STATE_FINDINGS = {  # how bandit-state.json stands -> (code, severity, advice)
 
 def stale_bandit_state(h: HealthData) -> list[Finding]:
     check = h.stale_state
-    if check is None:
+    if check is None or check.behind:  # (behind other agents' sessions on a shared database: no fault)
         return []
     code, severity, advice = STATE_FINDINGS["missing" if check.missing else "foreign" if check.foreign else "stale"]
     return [Finding(code, severity, check.why, advice)]
