@@ -88,8 +88,11 @@ class AppWrites(_Base):
         return write
 
     def _kick_writer(self) -> None:
+        """Start the writer if none is at work; the title bar counts the write just queued at once (the key was
+        taken), not at its next look (`show_progress`)."""
         if self.writes.start_draining():
             self._drain_writes()
+        self._show_saving()
 
     @work(thread=True, group="writes")
     def _drain_writes(self) -> None:

@@ -72,6 +72,27 @@ async def test_the_title_bar_says_a_write_waits_for_another_writers_lock_as_the_
     assert grades(ws_root) == [("s4", 0.7)]
 
 
+@pytest.mark.usefixtures("no_slow_write_said")
+async def test_a_write_typed_behind_one_waiting_for_the_lock_is_counted_at_once(
+    workspace: Workspace, ws_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The count in the title bar changed only at its next look (every 0.5 s): the key typed seemed not taken."""
+    monkeypatch.setenv("LESSON_CREDIT_LOCK_TIMEOUT", "600")
+    app = make_app(workspace)
+    with LockHolder(ws_root / LOCK) as holder:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await open_s4(pilot)
+            await pilot.press("7", "c")
+            await wait_until(pilot, lambda: app.saving == "1 write waits for another writer's lock")
+            await pilot.press("u")  # the undo of the 0.7, queued behind it
+            assert app.writes.pending == 2
+            assert app.saving == "2 writes wait for another writer's lock"
+            holder.release()
+            await wait_until(pilot, lambda: app.writes.pending == 0 and app.saving == "")
+            await settle(pilot)
+    assert grades(ws_root) == [("s4", 0.7), ("s4", None)]  # the 0.7, then its undo: back to pending
+
+
 def test_the_lock_is_named_from_the_workspace_in_whole_words(tmp_path: Path) -> None:
     root = tmp_path / "ws"
     lock = root / LOCK
