@@ -68,10 +68,13 @@ class AppWrites(_Base):
         shown: float | None,
         outcome: str | None = None,
         person_before: float | None = None,
+        asked_line: int | None = None,
     ) -> Write:
         """Queue a grade (applied after every write queued before it); `shown`: the grade on screen;
-        `outcome`: the gptme grading word it was typed as; `person_before`: the person's score it replaces."""
-        write = self.writes.commit(session_id, value, note, shown, outcome, person_before)
+        `outcome`: the gptme grading word it was typed as; `person_before`: the person's score it replaces;
+        `asked_line`: confirmed over a question, the latest grade event's line in the view it was asked from (0:
+        none), which the log must still end with when it is written (tui/write_events.py)."""
+        write = self.writes.commit(session_id, value, note, shown, outcome, person_before, asked_line)
         self._kick_writer()
         return write
 
@@ -145,7 +148,11 @@ class AppWrites(_Base):
         self.notify(outcome.message, severity="information" if outcome.written else "warning", markup=False)
         for warning in outcome.warnings:
             self.notify(one_line(warning), title="Saved, with a warning", severity="warning", markup=False)
-        if not outcome.written:
+        if not outcome.written and outcome.write.kind == "grade":  # asked over a grade the log has no more
+            self.writes.failed(outcome.write)  # it reached no log: what it promised is forgotten
+            self._check_source()  # the screens read the log: the grade in force now, which the next question names
+            self.keys.wake()
+        elif not outcome.written:
             self.writes.refused(outcome.write)  # an undo refused: the grade it would have undone stands
             self.keys.wake()  # (the session's screen may hold the keys typed after it: `log_undo_unread`)
         if outcome.written and outcome.write.kind == "settings":

@@ -120,16 +120,23 @@ class GradingKeys(_Base):
             self._queue_commit(value, note, word, queued)
             return
 
+        # the grade it is asked over: the view's latest grade event (written only if the log's latest is still it, or
+        # this dashboard's latest write on the session: tui/write_events.py `asked_over`): `y` replaces no grade unseen
+        grades = self.base.grades if self.base is not None else ()
+        asked_line = grades[-1].line if grades else 0
+
         def answered(replace_it: bool) -> None:
             if replace_it:
-                self._queue_commit(value, note, word, queued)
+                self._queue_commit(value, note, word, queued, asked_line)
 
         await self.app.push_screen(ConfirmCommit(*asked, on_answer=answered))
 
-    def _queue_commit(self, value: float, note: str | None, word: str | None, person: float | None) -> None:
+    def _queue_commit(
+        self, value: float, note: str | None, word: str | None, person: float | None, asked_line: int | None = None
+    ) -> None:
         """Queue the write now (key order is write order) and free the draft for the next key; `person`:
-        the person's score it replaces, as typed."""
-        self.grading.commit_grade(self.session_id, value, note, self.committed(), word, person)
+        the person's score it replaces, as typed; `asked_line`: confirmed over a question (AppWrites.commit_grade)."""
+        self.grading.commit_grade(self.session_id, value, note, self.committed(), word, person, asked_line)
         self._set_draft(None)
         self.note = ""
         self.query_one("#grade-bar", GradeBar).clear_note()
