@@ -137,6 +137,7 @@ class LessonCreditApp(AppNavigation, AppWrites, App[None]):
         self.writes = WriteQueue(operator)
         self.retry_seconds = retry_seconds
         self._waiting_reason: tuple[Write, str] | None = None  # the write whose failure was toasted last, and why
+        self._lock_wait: Write | None = None  # the write the writer waits for another writer's lock to apply
         self._queue_reads = Newest()  # the informative order's computations, against one landing after a later one
         self.snapshot: SourceSnapshot | None = None  # the latest change message's (or the first read's)
         self._notified: set[str] = set()

@@ -4,8 +4,10 @@ again until written or discarded; the title bar says so on every screen and ctrl
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Awaitable, Callable
 from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import work
@@ -17,6 +19,7 @@ from lesson_credit.tui.messages import (
     WorkFailed,
     WriteApplied,
     WriteDiscarded,
+    WriteLockWait,
     WriteWaiting,
 )
 from lesson_credit.tui.screens.base import describe_failure
@@ -54,6 +57,7 @@ class AppWrites(_Base):
         saving: reactive[str]
         saving_short: str
         _waiting_reason: tuple[Write, str] | None
+        _lock_wait: Write | None
         _check_source: Callable[..., object]  # (a worker of the app's: reads the source, posts what changed)
 
     def commit_grade(
@@ -64,10 +68,13 @@ class AppWrites(_Base):
         shown: float | None,
         outcome: str | None = None,
         person_before: float | None = None,
+        asked_line: int | None = None,
     ) -> Write:
         """Queue a grade (applied after every write queued before it); `shown`: the grade on screen;
-        `outcome`: the gptme grading word it was typed as; `person_before`: the person's score it replaces."""
-        write = self.writes.commit(session_id, value, note, shown, outcome, person_before)
+        `outcome`: the gptme grading word it was typed as; `person_before`: the person's score it replaces;
+        `asked_line`: confirmed over a question, the latest grade event's line in the view it was asked from (0:
+        none), which the log must still end with when it is written (tui/write_events.py)."""
+        write = self.writes.commit(session_id, value, note, shown, outcome, person_before, asked_line)
         self._kick_writer()
         return write
 
@@ -84,8 +91,11 @@ class AppWrites(_Base):
         return write
 
     def _kick_writer(self) -> None:
+        """Start the writer if none is at work; the title bar counts the write just queued at once (the key was
+        taken), not at its next look (`show_progress`)."""
         if self.writes.start_draining():
             self._drain_writes()
+        self._show_saving()
 
     @work(thread=True, group="writes")
     def _drain_writes(self) -> None:
@@ -94,11 +104,13 @@ class AppWrites(_Base):
         writes behind it wait, so the log gets them in the order typed."""
         while (write := self.writes.take()) is not None:
             delay, outcome = self.retry_seconds, None
+            lock_wait = partial(self.post_message, WriteLockWait(write))  # (the title bar says why it waits)
             while outcome is None:
                 try:
-                    outcome = self.writes.apply(self.source, write)
+                    with self.source.lock_waits(lock_wait):
+                        outcome = self.writes.apply(self.source, write)
                 except Exception as exc:  # reported, not raised: the write waits and is tried again
-                    reason = describe_failure(exc)
+                    reason = lock_words(describe_failure(exc), self.source.lock_path, self.source.root)
                     announce = partial(self.post_message, WriteWaiting(write, reason))
                     if not self.writes.retry_after_failure(write, reason, delay, announce):
                         self.post_message(WriteDiscarded(write))
@@ -130,11 +142,17 @@ class AppWrites(_Base):
         warning of its own, never a "not saved". A settings save written: what waited for it runs,
         then the screens reload (the log did not change, the settings did)."""
         outcome = event.outcome
+        if outcome.write is self._lock_wait:
+            self._lock_wait = None
         self._show_saving()
         self.notify(outcome.message, severity="information" if outcome.written else "warning", markup=False)
         for warning in outcome.warnings:
             self.notify(one_line(warning), title="Saved, with a warning", severity="warning", markup=False)
-        if not outcome.written:
+        if not outcome.written and outcome.write.kind == "grade":  # asked over a grade the log has no more
+            self.writes.failed(outcome.write)  # it reached no log: what it promised is forgotten
+            self._check_source()  # the screens read the log: the grade in force now, which the next question names
+            self.keys.wake()
+        elif not outcome.written:
             self.writes.refused(outcome.write)  # an undo refused: the grade it would have undone stands
             self.keys.wake()  # (the session's screen may hold the keys typed after it: `log_undo_unread`)
         if outcome.written and outcome.write.kind == "settings":
@@ -142,10 +160,18 @@ class AppWrites(_Base):
                 outcome.write.then()
             self._check_source(wrote=True)
 
+    def on_write_lock_wait(self, event: WriteLockWait) -> None:
+        """The writer waits for another writer's lock to apply `event.write`: the title bar says so at once (not
+        only once the wait has lasted SLOW_WRITE_S, nor only once it failed), until the write is done or fails."""
+        self._lock_wait = event.write
+        self._show_saving()
+
     def on_write_waiting(self, event: WriteWaiting) -> None:
         """The oldest write failed and will be tried again: the title bar says so on every screen
         until it is written or discarded, and a toast says why (again only when the reason changes). The toast is
         keyed on the write, not on whether it still waits: a loaded screen may read the failures after the save."""
+        if event.write is self._lock_wait:  # (a new wait for the lock, at a retry, says so again)
+            self._lock_wait = None
         self._show_saving()
         self.keys.wake()  # (a session's screen holds no keys for an undo waiting to be retried: `log_undo_unread`)
         reason = one_line(event.reason)
@@ -172,6 +198,12 @@ class AppWrites(_Base):
             return
         self.saving_short = ""
         applying = self.writes.applying()
+        unwritten = self.writes.not_written()
+        if applying and unwritten and unwritten[0] is self._lock_wait:  # (said as the wait starts: `WriteLockWait`)
+            count = applying[0]
+            self.saving_short = f"{count} unsaved: a lock is held"
+            self.saving = f"{counted(count, 'write')} {'waits' if count == 1 else 'wait'} for another writer's lock"
+            return
         self.saving = f"saving {counted(applying[0], 'write')}…" if applying and applying[1] >= SLOW_WRITE_S else ""
 
     def on_write_discarded(self, event: WriteDiscarded) -> None:
@@ -224,6 +256,24 @@ class AppWrites(_Base):
             detail += f" Also not saved: {listed(later, PROBLEMS_IN_NOTICE, total=len(behind))}."
         detail += " escape keeps them; they are tried again until saved."
         await self.push_screen(ConfirmScreen(question, detail, on_answer=answered))
+
+
+def lock_words(reason: str, lock: Path | None, root: Path) -> str:
+    """`reason` with the log's lock file, which the store's words name by its absolute path, named in words a
+    toast wraps between at 80 columns: its file name, then its folder in the workspace (`sessions.jsonl.lock in
+    state/lesson-thompson`; a folder outside it, from the home folder or absolute). The path cut mid-word read
+    badly; a reason that does not start with it (a database's) is kept as it is. Its "retry later" goes: the
+    dashboard tries the write again itself, as its warning says."""
+    if lock is None or not reason.startswith(f"{lock}: "):
+        return reason
+    folder = lock.parent
+    for base, shown in ((root, ""), (Path.home(), "~/")):
+        with contextlib.suppress(ValueError):
+            folder = Path(shown + str(folder.relative_to(base)))
+            break
+    where = "the workspace's folder" if str(folder) == "." else folder
+    said = reason[len(str(lock)) + 2 :].removesuffix(", retry later")  # (the dashboard tries again itself)
+    return f"{said} ({lock.name} in {where})"
 
 
 def _what(write: Write) -> str:

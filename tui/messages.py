@@ -49,6 +49,14 @@ class WriteWaiting(Message):
         self.reason = reason
 
 
+class WriteLockWait(Message):
+    """The writer waits for the log's lock, which another writer holds, to apply `write` (up to the lock timeout)."""
+
+    def __init__(self, write: Write) -> None:
+        super().__init__()
+        self.write = write
+
+
 class WriteDiscarded(Message):
     """The operator discarded the write the writer was retrying: it reached no log."""
 

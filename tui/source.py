@@ -82,6 +82,7 @@ class WorkspaceSource:
         self.open_error: Exception | None = None  # why the Opening failed: the app ends with it
         self.seed = seed  # P(top-k) is a Monte Carlo estimate: a fixed seed keeps it steady
         self._lock = threading.RLock()
+        self._lock_waits = threading.local()  # (`lock_waits`: per thread, the writer's)
         self._analysis: AnalysisView | None = None  # the last LOO computed, reused until the log changes
         self._seen_log: int | None = None  # the log version the last snapshot (or the first read) saw
         self.version = 0  # bumped once per write or poll that changed something (see `check`)
@@ -358,10 +359,11 @@ class WorkspaceSource:
         """The log's writers' lock and this source's, never one held while waiting long for the other: a
         write that waits for another process's lock (up to $LESSON_CREDIT_LOCK_TIMEOUT) holds no view
         back, and a long read of this dashboard's (a first read of a big log, LOO) holds no other
-        writer back (the log's lock is re-entered by the workspace's write, in this thread)."""
+        writer back (the log's lock is re-entered by the workspace's write, in this thread). When another
+        writer holds the log's lock, what `lock_waits` set in this thread is called before the wait for it."""
         ws = self.workspace
         while True:
-            with ws.log.locked():
+            with _log_lock(ws, getattr(self._lock_waits, "call", None)):
                 if self._lock.acquire(timeout=SOURCE_WAIT_S):  # a poll's check holds it for a moment
                     try:
                         yield ws
@@ -403,6 +405,27 @@ class WorkspaceSource:
             return tuple(ws.warnings[said:])
 
     # ---------------------------------------------------------------- the event store
+
+    @contextlib.contextmanager
+    def lock_waits(self, call: Callable[[], object]) -> Iterator[None]:
+        """Within the block, a write of this thread's that finds the log's lock held by another writer calls `call`
+        as its wait for it starts (the dashboard's writer: the title bar says why the write waits)."""
+        self._lock_waits.call = call
+        try:
+            yield
+        finally:
+            self._lock_waits.call = None
+
+    @property
+    def lock_path(self) -> Path | None:
+        """The log's lock file (None: a database's lock, which is no file)."""
+        lock = getattr(self.workspace.log, "lock_path", None)
+        return lock if isinstance(lock, Path) else None
+
+    @property
+    def root(self) -> Path:
+        """The workspace's folder."""
+        return self.workspace.root
 
     @property
     def store_name(self) -> str:
@@ -555,3 +578,20 @@ def _placeholder_row(lesson_id: str, settings: CreditSettings, intervals: bool =
         last_session=None,
         last_credit=None,
     )
+
+
+def _log_lock(ws: Workspace, waiting: Callable[[], object] | None) -> contextlib.ExitStack:
+    """The log's writers' lock, held until the stack returned is closed: tried once, and when another writer holds
+    it, `waiting` is called before the wait for it (up to $LESSON_CREDIT_LOCK_TIMEOUT, then LockHeld)."""
+    from lesson_credit.core.base.files import LockHeld  # the engine's: not before the first frame
+
+    held = contextlib.ExitStack()
+    if waiting is None:
+        held.enter_context(ws.log.locked())
+        return held
+    try:
+        held.enter_context(ws.log.locked(timeout=0))
+    except LockHeld:
+        waiting()
+        held.enter_context(ws.log.locked())
+    return held

@@ -19,15 +19,31 @@ def grade_words(value: float | None) -> str:
 
 
 def append_event(
-    source: WorkspaceSource, write: Write, sid: str, operator: str
+    source: WorkspaceSource, write: Write, sid: str, operator: str, ours: int | None = None
 ) -> tuple[WriteOutcome, GradeAppended | None]:
     """(writer) Append `write`, a grade or an undo, logged as `operator`; `sid` is its session in one line: its
-    outcome, and the event appended (None: refused, nothing written). Errors other than a refusal propagate."""
+    outcome, and the event appended (None: refused, nothing written). Errors other than a refusal propagate.
+    `ours`: the line of this dashboard's latest event on the session written so far (`asked_over`)."""
     if write.kind == "grade":
         assert write.value is not None
-        appended = source.append_grade(
-            write.session_id, write.value, grader=operator, note=write.note, outcome=write.outcome
-        )
+        from lesson_credit.core.api import GradeConflict  # the engine's: not before the first frame
+
+        try:
+            appended = source.append_grade(
+                write.session_id,
+                write.value,
+                grader=operator,
+                note=write.note,
+                outcome=write.outcome,
+                expect_line=asked_over(write, ours),
+            )
+        except GradeConflict:  # graded elsewhere since the question: it would replace a grade the operator never saw
+            said = (
+                f"Grade {grade_words(write.value)} for {sid} not saved: its grade changed after you were asked to "
+                "replace it (graded elsewhere); nothing was written. The session shows the grade in force now: "
+                "commit again to replace it."
+            )
+            return WriteOutcome(write, False, said), None
         write.before_own = appended.before_own  # (first: `expected_person` reads it once `line` is set)
         write.line, write.before = appended.record.line, appended.before_value
         said = f"Saved grade {grade_words(write.value)} for {sid} (was {grade_words(write.before)})."
@@ -44,6 +60,22 @@ def append_event(
         return undo, None
     write.line, write.value, write.before = undo.record.line, undo.record.base_reward, undo.before_value
     return WriteOutcome(write, True, undone(sid, undo.undo, undo.record.note), undo.warnings), undo
+
+
+def asked_over(write: Write, ours: int | None) -> int | None:
+    """(writer) The line the session's latest grade event must be at for `write`, a grade, to be written (None: no
+    check). Confirmed over a question, the grade it was asked over is the latest in the view the question was asked
+    from (`asked_line`), or this dashboard's latest write on the session, written since (`ours`, its line: the
+    writes are applied in key order, so those typed before it are), whichever came last in the log (lines only
+    grow). Another grade there (another process's, logged since) was never shown: the engine refuses it
+    (GradeConflict), as it does when the write of ours it was asked over was not written (refused or dropped: the
+    log's latest is then another's). No check without a line to check (no grade in the view and none of ours), nor
+    after a write of ours stored unread (its line is not known)."""
+    if write.asked_line is None:
+        return None  # no question: nothing was replaced that the operator was asked about
+    if write.over is not None and write.over.unread:
+        return None
+    return max(write.asked_line, ours or 0) or None
 
 
 def _append_undo(

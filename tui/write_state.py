@@ -53,6 +53,9 @@ class Write:
     before: float | None = None  # grade: the grade in force just before it (None: pending)
     before_own: float | None = None  # grade: the operator's source's score just before it (None: none)
     person_before: float | None = None  # grade: the operator's source's score as typed when it was queued
+    # grade confirmed over a question: the line of the latest grade event in the view it was asked from (0: none);
+    # written only if the log's latest is that one or this dashboard's latest written since (`asked_over`)
+    asked_line: int | None = None
     reaimed: Reaimed | None = None  # undo: dropped by the writer, the undos behind it re-aimed (`failed`)
     forgotten: bool = False  # discarded, and what it promised is forgotten (`WriteQueue.failed`)
     save: SettingsSave | None = None  # settings: what is saved

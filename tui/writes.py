@@ -91,11 +91,12 @@ class WriteQueue:
         shown: float | None,
         outcome: str | None = None,
         person_before: float | None = None,
+        asked_line: int | None = None,
     ) -> Write:
         """Queue a grade; `shown` is the grade in force on screen (what it replaces if nothing is queued),
-        `person_before` the operator's source's score it replaces as typed (`expected_person`)."""
+        `person_before` the operator's source's score it replaces as typed (`expected_person`), `asked_line` Write's."""
         self._forget_dropped()
-        write = Write("grade", session_id, value=value, note=note or None, outcome=outcome)
+        write = Write("grade", session_id, value=value, note=note or None, outcome=outcome, asked_line=asked_line)
         write.expected_before = self.expected(session_id, shown)
         write.person_before = person_before
         self._stacks.setdefault(session_id, []).append(write)
@@ -576,7 +577,7 @@ class WriteQueue:
         from lesson_credit.core.api import StoredUnread  # the engine's error: not before the first frame
 
         try:
-            outcome, appended = append_event(source, write, sid, self.operator)
+            outcome, appended = append_event(source, write, sid, self.operator, self._last_line.get(write.session_id))
         except StoredUnread as exc:  # stored: written, never again (a retry would log it twice)
             write.unread = True
             with self._lock:  # (what it left in force is not known: a discard goes by the screen's view)

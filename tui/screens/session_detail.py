@@ -7,7 +7,7 @@ shows what committing it would do; nothing is written until the commit key.
 
 from __future__ import annotations
 
-from typing import ClassVar, cast
+from typing import ClassVar
 
 from msgspec.structs import replace
 from rich.text import Text
@@ -19,10 +19,8 @@ from textual.message import Message
 from textual.widgets import DataTable, Input, Static
 
 from lesson_credit.core.api import Explanation, LessonCredit
-from lesson_credit.tui.grading import Grading, unsaved_write
 from lesson_credit.tui.records_views import SessionOutside, outside_view
 from lesson_credit.tui.screens.base import DataScreen, screen_css
-from lesson_credit.tui.screens.confirm import ConfirmCommit, commit_question
 from lesson_credit.tui.screens.credit_cells import (
     CREDIT_COLUMNS,
     HIT,
@@ -34,11 +32,11 @@ from lesson_credit.tui.screens.credit_cells import (
     keyword_spans,
 )
 from lesson_credit.tui.screens.detail_side import SidePane
-from lesson_credit.tui.screens.grade_value import GradeValueScreen, TypedGrade
+from lesson_credit.tui.screens.session_grading import STEP, GradingKeys, step_grade
 from lesson_credit.tui.screens.session_line import JOURNAL_LABEL, pane_title, session_info
 from lesson_credit.tui.screens.session_reads import ReadFailed, UndoHold, graded_elsewhere, reporting
 from lesson_credit.tui.source import WorkspaceSource
-from lesson_credit.tui.text import fmt_grade, one_line
+from lesson_credit.tui.text import one_line
 from lesson_credit.tui.textual_private import after_shown
 from lesson_credit.tui.widgets.beta_plot import BetaPlot, Curve, short_label
 from lesson_credit.tui.widgets.credit_panel import CreditPanel, credit_story, no_lessons_story, story_title
@@ -57,18 +55,11 @@ from lesson_credit.tui.widths import (
     wide_side_width,
 )
 
-STEP = 0.05
 Span = tuple[int, int]
-JUDGE_NOTE = "the judge's score, taken as the grade"
+__all__ = ["STEP", "SessionDetailScreen", "step_grade"]
 
 
-def step_grade(current: float | None, step: float) -> float:
-    """current + step, clamped to [0, 1] and rounded so repeated steps do not drift."""
-    base = 0.5 if current is None else current
-    return min(1.0, max(0.0, round(base + step, 4)))
-
-
-class SessionDetailScreen(DataScreen):
+class SessionDetailScreen(GradingKeys, DataScreen):
     """One session: journal with hits, per-lesson credit, before/after densities, grading."""
 
     AUTO_FOCUS = "#credits"
@@ -145,10 +136,6 @@ class SessionDetailScreen(DataScreen):
     def _seen(self) -> tuple[int | None, int | None]:
         """The source versions the explanation and the record were read at (None: not loaded)."""
         return self._explained_at, self.outside.read_at if self.outside is not None else None
-
-    @property
-    def grading(self) -> Grading:
-        return cast(Grading, self.app)
 
     def compose(self) -> ComposeResult:
         yield TitleBar()
@@ -455,119 +442,12 @@ class SessionDetailScreen(DataScreen):
         if changed:
             self.query_one("#journal", JournalView).set_focus_spans(self._focus_spans())
 
-    # ---------------------------------------------------------------- grading
-
-    def _set_draft(self, value: float | None, word: str | None = None, note: str | None = None) -> None:
-        self.draft = value
-        self.draft_word = word if value is not None else None
-        self.draft_note = note if value is not None else None
-        bar = self.query_one("#grade-bar", GradeBar)
-        bar.draft_word = self.draft_word
-        bar.draft = value
-        if value is None:
-            if self.base is not None:  # no preview to wait for: the credits as logged (else the first load's)
-                self.done(self.query_one("#credits", ThemedTable))
-            self.shown = self.base
-            self._show()
-        else:
-            self.busy(self.query_one("#credits", ThemedTable))
-            self._preview(value)
-
-    def _show_unsaved(self) -> None:
-        self.query_one("#grade-bar", GradeBar).unsaved = unsaved_write(self.grading.writes, self.session_id)
-
-    def committed(self) -> float | None:
-        """The grade in force as this screen knows it: its explanation's, or before that has loaded
-        the app's latest snapshot's (keys typed right after opening are not lost)."""
-        if self.base is not None:
-            return self.base.session.base_reward
-        snapshot = self.grading.snapshot
-        return snapshot.grade_of(self.session_id) if snapshot is not None else None
-
-    def in_force(self) -> float | None:
-        """The grade in force as typed: after the commits and undos queued for it (they may not be in
-        the log yet), else `committed()`. A step or the exact-grade box starts from it."""
-        return self.grading.writes.expected(self.session_id, self.committed())
-
-    def action_set_draft(self, value: float) -> None:
-        self._set_draft(float(value))
-
-    def action_step(self, step: float) -> None:
-        current = self.draft if self.draft is not None else self.in_force()
-        self._set_draft(step_grade(current, float(step)))
-
-    def action_type_grade(self) -> None:
-
-        def typed(value: TypedGrade | None) -> None:
-            if value is not None:
-                self._set_draft(*value)
-
-        current = self.draft if self.draft is not None else self.in_force()
-        words = dict(self.outside.words) if self.outside is not None else None
-        self.app.push_screen(GradeValueScreen(self.session_id, current, words), typed)
-
-    async def action_commit(self) -> None:
-        if self.draft is None:
-            self.notify(
-                "No draft grade to commit: set one with 0-9, f, +/- or g first.", severity="warning", markup=False
-            )
-            return
-        value, word, sid, writes = self.draft, self.draft_word, self.session_id, self.grading.writes
-        note = self.note.strip() or self.draft_note
-        in_force = self.in_force()
-        seen = self.outside
-        person, read_at = (seen.person, seen.read_at) if seen is not None else (None, None)
-        queued, unsure = writes.expected_person(sid, person, read_at), writes.log_undo_queued(sid)
-        question = (sid, value, word, in_force, queued, seen, unsure, writes.operator)
-        asked = None if in_force is None else commit_question(*question)
-        if asked is None:  # pending, or over a source ranked below a person's: nothing is replaced
-            self._queue_commit(value, note, word, queued)
-            return
-
-        def answered(replace_it: bool) -> None:
-            if replace_it:
-                self._queue_commit(value, note, word, queued)
-
-        await self.app.push_screen(ConfirmCommit(*asked, on_answer=answered))
-
-    def _queue_commit(self, value: float, note: str | None, word: str | None, person: float | None) -> None:
-        """Queue the write now (key order is write order) and free the draft for the next key; `person`:
-        the person's score it replaces, as typed."""
-        self.grading.commit_grade(self.session_id, value, note, self.committed(), word, person)
-        self._set_draft(None)
-        self.note = ""
-        self.query_one("#grade-bar", GradeBar).clear_note()
-
-    def action_undo(self) -> None:
-        """Take back the latest change: a draft (nothing was written), else the operator's latest grade on
-        the session not undone yet, as `lesson-credit undo` does (a new grade event, through the write queue)."""
-        if self.draft is not None:
-            draft = self.draft
-            self._discard_draft()
-            self.notify(
-                f"Draft {fmt_grade(draft)} on {one_line(self.session_id)} discarded (nothing written); "
-                "u again undoes the last commit.",
-                markup=False,
-            )
-            return
-        self.grading.undo_grade(self.session_id)  # (its outcome, or why there was nothing to undo, is a toast)
-
-    async def action_next_pending(self) -> None:
-        await self.grading.open_next_pending(self.session_id)
+    # ---------------------------------------------------------------- other keys (grading: session_grading.py)
 
     def action_transcript(self) -> None:
         from lesson_credit.tui.screens.transcript import TranscriptScreen
 
         self.app.push_screen(TranscriptScreen(self.source, self.session_id, self.focused_lesson))
-
-    def action_take_judge(self) -> None:
-        """The judge's score as the draft, previewed like any other; c commits it as the operator's grade
-        (noted as the judge's score unless a note is typed), escape discards it."""
-        judge = self.outside.judge if self.outside is not None else None
-        if judge is None:
-            self.notify(f"No judge's score for {one_line(self.session_id)}.", severity="warning", markup=False)
-            return
-        self._set_draft(judge, note=JUDGE_NOTE)
 
     def action_focus_note(self) -> None:
         self.query_one("#grade-bar", GradeBar).focus_note()
@@ -584,12 +464,6 @@ class SessionDetailScreen(DataScreen):
             self.notify("Draft discarded; nothing was written.", markup=False)
             return
         self.dismiss()
-
-    def _discard_draft(self) -> None:
-        """The draft and the note typed for it go (nothing was written)."""
-        self._set_draft(None)
-        self.note = ""
-        self.query_one("#grade-bar", GradeBar).clear_note()
 
     @on(GradeBar.NoteChanged)
     def _note_changed(self, event: GradeBar.NoteChanged) -> None:
