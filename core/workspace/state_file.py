@@ -10,10 +10,7 @@ deleted, or the caches off), over the numbers the log tells arm by arm as ours (
 from __future__ import annotations
 
 import contextlib
-import datetime as dt
-import hashlib
 import os
-import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,29 +20,24 @@ import numpy as np
 from lesson_credit.core.bandit import increments as foreign
 from lesson_credit.core.bandit import interop
 from lesson_credit.core.bandit.stamps import same_time
-from lesson_credit.core.base.clock import iso_micro
 from lesson_credit.core.base.errors import WorkspaceError
-from lesson_credit.core.base.files import LockHeld, StoredUnread, atomic_write, reading_back, set_aside
+from lesson_credit.core.base.files import LockHeld, StoredUnread, reading_back
 from lesson_credit.core.base.ids import normalize_id, one_form
 from lesson_credit.core.base.numbers import counted
-from lesson_credit.core.base.safe_read import STATE_MAX_BYTES, UnsafeFile, open_regular, read_opened, read_regular
 from lesson_credit.core.log.arm_names import past_cap_said
-from lesson_credit.core.log.events import GRADE, SESSION, FileNumbers, encode
+from lesson_credit.core.log.events import GRADE, SESSION, encode
 from lesson_credit.core.log.store import StoreError
-from lesson_credit.core.workspace.analysis import Analysis
 from lesson_credit.core.workspace.late_evidence import stamped_now
+from lesson_credit.core.workspace.written_copies import WrittenCopies
 
 if TYPE_CHECKING:  # imported where used: the analysis and the joint fit are not needed to show posteriors
     pass
 
 
 STATE_ATTEMPTS = 3  # rewrites of bandit-state.json tried while another tool keeps saving it meanwhile
-COPIES_KEPT = 32  # copies of the files we wrote, the newest (gptme may save a file it loaded rewrites ago)
-MICROSECOND = dt.timedelta(microseconds=1)
-COPY_NAME = re.compile(r"\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{6}Z")  # a copy named by the `created` we wrote
 
 
-class StateFile(Analysis):
+class StateFile(WrittenCopies):
     """The state file gptme reads, kept following the log."""
 
     appended_at: int | None = None  # the line (from 1) of the session or grade this command is appending
@@ -187,192 +179,6 @@ class StateFile(Analysis):
             self.guard.replaceable(self.state_path)
         except StoreError as exc:
             raise interop.StateKept(str(exc)) from None
-
-    def _copies(self) -> Path:
-        """Where the copies of the files we wrote are kept, one per `created` (`_copy_path`)."""
-        return self.state_dir / ".cache" / "bandit-state-copies"
-
-    def _copies_linked(self) -> bool:
-        """Whether the copies' folder is a symbolic link: nothing is read, written or deleted through it
-        (it may lead out of the workspace), as through no cache's."""
-        return self._copies().is_symlink()
-
-    def _copy_path(self, created: str) -> Path:
-        """The copy of the file of `created`: named by it, a `created` we write (`new_created`) with its
-        colons as dashes, so that the names sort as the files were written; another (no file of ours,
-        looked up in vain), by its hash, as the copies of the version before were."""
-        if COPY_NAME.fullmatch(name := created.replace(":", "-")):
-            return self._copies() / name
-        return self._hashed_copy_path(created)
-
-    def _hashed_copy_path(self, created: str) -> Path:
-        digest = hashlib.sha256(created.encode("utf-8", "surrogateescape")).hexdigest()[:32]
-        return self._copies() / digest
-
-    def _legacy_written_path(self) -> Path:
-        """Where versions before the copies by `created` kept the one copy of what they last wrote."""
-        return self.state_dir / ".cache" / "bandit-state-written"
-
-    def _keep_written(self, payload: dict[str, Any]) -> None:
-        """Keep a copy of the numbers of the state file about to be written, under its `created` (before
-        the file, so that a crash between the two never leaves the file without its copy), best effort:
-        without it, another tool's update of the file is kept as it is, not logged. The newest
-        COPIES_KEPT are kept: gptme's save of a file it loaded that many of our rewrites ago is known."""
-        created = payload.get("created")
-        if not isinstance(created, str) or self._copies_linked():  # (not a file of ours: nothing looks it up)
-            return
-        self._keeper(self._copy_path(created))(payload)
-        with contextlib.suppress(OSError):
-            self._legacy_written_path().unlink()
-        with contextlib.suppress(OSError):
-            self._prune_copies()
-
-    def _copy_names(self) -> list[tuple[int, int, str]]:
-        """The copies kept, oldest first: those the version before named by a hash (by their time of
-        writing), then those named by their `created` (in its order: a clock set back leaves it)."""
-        copies: list[tuple[int, int, str]] = []
-        if self._copies_linked():
-            return copies
-        with os.scandir(self._copies()) as entries:
-            for entry in entries:
-                if not entry.is_file(follow_symlinks=False):
-                    continue
-                if COPY_NAME.fullmatch(entry.name):
-                    copies.append((1, 0, entry.name))
-                elif len(entry.name) == 32:
-                    copies.append((0, entry.stat(follow_symlinks=False).st_mtime_ns, entry.name))
-        return sorted(copies)
-
-    def _prune_copies(self) -> None:
-        """Delete all but the newest COPIES_KEPT copies (`_copy_names`)."""
-        for _, _, name in self._copy_names()[:-COPIES_KEPT]:
-            (self._copies() / name).unlink()
-
-    def new_created(self, existing: dict[str, Any]) -> str:
-        """The `created` of a file we are about to write in place of `existing`: the clock's time to the
-        microsecond, later than the file's own and than every kept copy's (so the copies' names sort as
-        the files were written, the clock set back or not), and named by no log's record of a save of
-        the file (gptme's bandit keeps it when it saves: it names which of our files its update grew
-        from)."""
-        moment = self.clock().astimezone(dt.UTC)
-        with contextlib.suppress(OSError, ValueError, OverflowError):  # (no copies; the last microsecond there is)
-            if self._reader.caches and (named := [name for kind, _, name in self._copy_names() if kind == 1]):
-                moment = max(moment, _copy_time(named[-1]) + MICROSECOND)
-        was = existing.get("created")
-        with contextlib.suppress(TypeError, ValueError, OverflowError):  # (naive, not a time, year 9999)
-            moment = max(moment, dt.datetime.fromisoformat(was) + MICROSECOND) if isinstance(was, str) else moment
-        saves = self._reader.index.exports.saves
-        for _ in range(len(saves) + 1):
-            created = iso_micro(moment)
-            if (created, str(self.state_path)) not in saves:
-                break
-            moment += MICROSECOND
-        return created
-
-    def _keeper(self, where: Path) -> Callable[[dict[str, Any]], None]:
-        """What keeps a copy of a state file's numbers at `where` (`_keep_written`, best effort; none
-        with the caches off)."""
-
-        def keep(payload: dict[str, Any]) -> None:
-            if not self._reader.caches:
-                return
-            try:  # (no guard: a symbolic link in its place is refused, never written through, as no cache is)
-                atomic_write(where, foreign.written_copy(payload))
-            except (StoreError, OSError) as exc:
-                why = "an update another tool makes to bandit-state.json before the next write is kept, not logged"
-                set_aside(where, f"{exc}; the copy of the numbers written is not kept ({why})")
-                with contextlib.suppress(OSError):
-                    if not where.is_symlink():  # (a stale copy goes; a link is left as it is)
-                        where.unlink()
-                with contextlib.suppress(OSError):  # (a folder made for it, left empty: a disk refusing writes)
-                    where.parent.rmdir()
-
-        return keep
-
-    def keep_written_copy(self, state: dict[str, Any]) -> None:
-        """Keep the copy of a state file verified as ours (its stamp matches) when the copy is missing or
-        says otherwise (a workspace written before copies were kept), best effort: under the writers'
-        lock (not waited for) and only while the file still holds `state`."""
-        if not self._reader.caches or self._kept(state) == foreign.read_written_copy(foreign.written_copy(state)):
-            return
-        try:
-            with self.log.locked(timeout=0):
-                if interop.read_state(self.state_path) == state:
-                    self._keep_written(state)
-        except StoreError:  # a writer holds the lock: its rewrite keeps the copy of its own file
-            pass
-
-    def _written(self, state: dict[str, Any]) -> foreign.Written | None:
-        """The numbers the state file `state` had as far as the log knows, the base of what another tool
-        added since: those of the file we wrote that it grew from (`_kept`: its copy), else, with no copy
-        left (caches off or deleted), those the log tells arm by arm as ours (`_rebuilt`: an earlier copy's
-        check), with those the increments events logged from a file of that `created` saw (`_saved`).
-        None: neither (an arm that cannot be told apart; a file without a `created`)."""
-        written = self._written_or_why(state)
-        return None if isinstance(written, str) else written
-
-    def _written_or_why(self, state: dict[str, Any]) -> foreign.Written | str:
-        """`_written`, or why not: which arm cannot be told apart ("" when nothing says more than "no copy")."""
-        if (written := self._kept(state)) is not None:
-            return written
-        created = state.get("created")
-        if not isinstance(created, str):
-            return ""
-        rebuilt = self._rebuilt(state)
-        return rebuilt if isinstance(rebuilt, str) else self._saved(rebuilt, created)
-
-    def _rebuilt(self, state: dict[str, Any]) -> foreign.Written | str:
-        """The numbers of the workspace's own state file `state` that are ours, told arm by arm from the log
-        when no copy of what we wrote is left (gptme_files: as an earlier copy's are), or which arm cannot be
-        ("" here)."""
-        return ""
-
-    def _kept(self, state: dict[str, Any]) -> foreign.Written | None:
-        """`_written` from a copy of ours: of the file we wrote that `state` grew from, the copy kept under its
-        `created` (or the one copy a version before kept, when it names no other `created`), with those the
-        increments events logged from a file of that `created` saw (`_saved`: gptme's bandit saves again from
-        what it holds). None: no such copy (caches off or deleted, a copy of another file: never taken for it)."""
-        created = state.get("created")
-        if isinstance(created, str) and not self._copies_linked():
-            copy = self._copy(self._copy_path(created)) or self._copy(self._hashed_copy_path(created))
-            if copy is not None and copy.created == created:
-                return self._saved(copy, created)
-        legacy = self._copy(self._legacy_written_path())
-        if legacy is None or legacy.created not in (None, created):
-            return None
-        return self._saved(legacy, created) if isinstance(created, str) else legacy
-
-    def _saved(self, copy: foreign.Written, created: str) -> foreign.Written:
-        """The copy of the file of `created` we wrote, with what the log holds of gptme's saves of it
-        since (the numbers an increments event logged from it saw, absolute: a `.cache` restored from
-        before that event, or a copy not kept after it, never counts its increments twice)."""
-        saved = self._reader.index.exports.saved(created, str(self.state_path))
-        return copy if saved is None else foreign.Written({**copy.arms, **saved.arms}, saved.sessions, created)
-
-    def _seen(self, state: dict[str, Any]) -> FileNumbers | None:
-        """What an increments event logged from the state file `state` says it saw there (`_saved` reads
-        it back): the numbers of the keys another tool changed, its `created` and total_sessions. None:
-        a file without a `created` (nothing to know it again by)."""
-        created, written = state.get("created"), self._written(state)
-        if not isinstance(created, str) or written is None:
-            return None
-        changed = foreign.increments(state, written.arms, pruned=True)  # (the own file)
-        counts = foreign.file_counts(state, changed)
-        return FileNumbers(str(self.state_path), created, counts, interop.file_sessions(state))
-
-    def _copy(self, where: Path, cached: bool = True) -> foreign.Written | None:
-        """The numbers a copy at `where` holds (None: no copy, or a damaged one, or a cache's with the
-        caches off; `cached` False: a copy an earlier version kept of an export, in `exports/`)."""
-        if cached and not self._reader.caches:
-            return None
-        try:
-            if cached:  # a cache is never read through a symbolic link (we make none)
-                data = read_opened(open_regular(where, os.O_RDONLY | os.O_NOFOLLOW), where, STATE_MAX_BYTES)
-            else:
-                data = read_regular(where, STATE_MAX_BYTES)
-            return foreign.read_written_copy(data)
-        except (OSError, UnsafeFile, ValueError):
-            return None
 
     def foreign_increments(
         self, state: dict[str, Any], written: foreign.Written | None = None
@@ -593,8 +399,3 @@ def _asked_by(arms: dict[str, Any], other: str, ours: str, times: Iterable[str |
         return not any(same_time(stamp, time) for time in told)
 
     return by_gptme(other) and not by_gptme(ours)
-
-
-def _copy_time(name: str) -> dt.datetime:
-    """The `created` a copy is named by (COPY_NAME), as a time (`strptime` would import its module: 12 ms)."""
-    return dt.datetime.fromisoformat(f"{name[:13]}:{name[14:16]}:{name[17:]}")
