@@ -40,6 +40,7 @@ class StateCheck:
     why: str  # how the file disagrees with the log
     foreign: bool  # changed by another tool since we wrote it: it is kept, not rewritten
     missing: bool = False  # the log is gone (Workspace.log_missing): kept, an empty fold would wipe it
+    records: bool = False  # (with `missing`) the records its rewards came from are (Workspace.records_missing)
     # as we wrote it, from a database other agents write too: behind their sessions, as a workspace's file is
     # between its own writes in a fleet (a fault nowhere): rewritten without a word, and no finding of lint's
     behind: bool = False
@@ -53,6 +54,8 @@ def check_state(ws: Workspace) -> StateCheck | None:
     missing = ws.log_missing()
     if missing is not None:
         return StateCheck(missing, False, missing=True)
+    if (gone := ws.records_missing()) is not None:
+        return StateCheck(gone, False, missing=True, records=True)
     try:
         ws.guard.replaceable(path)  # a link to the log or config.toml: neither read as one nor replaced
     except StoreError as exc:

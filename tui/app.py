@@ -366,6 +366,13 @@ class LessonCreditApp(AppNavigation, AppWrites, App[None]):
                 severity="warning",
                 markup=False,
             )
+        if problems.records_missing is not None and self._first_time(f"records:{problems.records_missing}"):
+            self.notify(
+                one_line(problems.records_missing),
+                title="The gptme-sessions records are missing",
+                severity="warning",
+                markup=False,
+            )
         if problems.config is not None and self._first_time(f"config:{problems.config}"):
             self.notify(
                 one_line(problems.config), title="config.toml could not be read", severity="warning", markup=False

@@ -529,7 +529,8 @@ class WorkspaceSource:
 
 
 def _problems(ws: Workspace) -> Problems:
-    return Problems(tuple(ws.log_problems()), tuple(ws.lesson_problems()), ws.log_missing(), ws.config_problem)
+    log, lessons = tuple(ws.log_problems()), tuple(ws.lesson_problems())
+    return Problems(log, lessons, ws.log_missing(), ws.config_problem, ws.records_missing())
 
 
 def _problems_by_lesson(problems: tuple[LessonProblem, ...]) -> dict[str, str]:

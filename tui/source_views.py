@@ -173,6 +173,7 @@ class Problems:
     lessons: tuple[LessonProblem, ...]
     log_missing: str | None = None  # the log file is gone (Workspace.log_missing): why every lesson is unused
     config: str | None = None  # why config.toml cannot be read now (Workspace.config_problem)
+    records_missing: str | None = None  # the records rewards came from are gone (Workspace.records_missing)
 
 
 @dataclass(frozen=True, eq=False)

@@ -293,6 +293,10 @@ SOURCE_KEY = "lesson_credit_store"
 # the `created` of each file whose evidence the posteriors hold as an imported prior: a workspace that wrote one of
 # them (an export) refuses to import this file back, its own sessions inside (gptme's bandit drops the key on save)
 HOLDS_KEY = "lesson_credit_holds"
+# where the rewards of the sessions scored from outside the log came from: {"path": the gptme-sessions records
+# file, "sessions": how many took their reward in force from it} (none: no session did). Those rewards are not in
+# the log: while none is found there now, the file is left as it is (Workspace.records_missing)
+RECORDS_KEY = "lesson_credit_records"
 
 
 def state_stamp(state: dict[str, Any]) -> str:

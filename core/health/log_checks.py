@@ -295,8 +295,14 @@ _KEPT_WITH_UPDATE = (
     "(docs/trust.md)"
 )
 _REWRITTEN_NEXT = "the next record/grade (or `lesson-credit status`) rewrites it from the log"
+_PUT_THE_RECORDS_BACK = (
+    "put the records file back, or name it where every command runs (config.toml's [records] path, or "
+    "$GPTME_SESSIONS_DIR in the hooks' environment too); gone for good: delete bandit-state.json, and the next "
+    "write rewrites it from the log without those rewards"
+)
 STATE_FINDINGS = {  # how bandit-state.json stands -> (code, severity, advice)
     "missing": ("log-missing", ERROR, _PUT_THE_LOG_BACK),
+    "records": ("records-missing", WARNING, _PUT_THE_RECORDS_BACK),
     "foreign": ("bandit-state-changed-elsewhere", WARNING, _KEPT_WITH_UPDATE),
     "stale": ("stale-bandit-state", WARNING, _REWRITTEN_NEXT),
 }
@@ -306,7 +312,8 @@ def stale_bandit_state(h: HealthData) -> list[Finding]:
     check = h.stale_state
     if check is None or check.behind:  # (behind other agents' sessions on a shared database: no fault)
         return []
-    code, severity, advice = STATE_FINDINGS["missing" if check.missing else "foreign" if check.foreign else "stale"]
+    kind = "records" if check.records else "missing" if check.missing else "foreign" if check.foreign else "stale"
+    code, severity, advice = STATE_FINDINGS[kind]
     return [Finding(code, severity, check.why, advice)]
 
 

@@ -260,6 +260,40 @@ class WorkspaceBase:
             f"{self.state_path.name} is left as it is"
         )
 
+    def records_shown(self) -> str:
+        """The records file read now, relative to the workspace when inside it (as bandit-state.json names it)."""
+        path = self.session_records.path
+        return path.relative_to(self.root).as_posix() if path.is_relative_to(self.root) else str(path)
+
+    def records_missing(self) -> str | None:
+        """Why `bandit-state.json` is left as it is when it was written with rewards from a gptme-sessions records
+        file (interop.RECORDS_KEY) and no session takes its reward from records now: the file gone, emptied, or
+        another one named ($GPTME_SESSIONS_DIR set in one environment and not in another, `[records] path`).
+        Those rewards are not in the log: a fold without them would rewrite gptme's numbers from other sources.
+        One line; None otherwise (the records back, or the state file deleted: the next write starts anew)."""
+        if not os.path.lexists(self.state_path) or len(self.data().scores().external_rows):
+            return None
+        from lesson_credit.core.bandit.interop import RECORDS_KEY, read_state
+
+        said = read_state(self.state_path).get(RECORDS_KEY)
+        used, path = (said.get("sessions"), said.get("path")) if isinstance(said, dict) else (None, None)
+        if not isinstance(used, int) or isinstance(used, bool) or used <= 0 or not isinstance(path, str):
+            return None
+        now = self.records_shown()
+        if now != path:
+            why = f"{now} is read now: $GPTME_SESSIONS_DIR or config.toml's [records] path names another"
+        elif not os.path.lexists(self.session_records.path):
+            why = "it is missing"
+        elif not self.session_records.has_records():
+            why = "it holds no record"
+        else:
+            why = "none of its records joins a session"
+        return (
+            f"{self.state_path.name} was written with the rewards of {used} sessions from the gptme-sessions "
+            f"records in {path}, and no session takes its reward from records now ({why}): their rewards fall "
+            f"back to other sources, and {self.state_path.name} is left as it is"
+        )
+
     def _has_evidence(self) -> bool:
         """Whether the log holds a session, a prior or increments (anything a fold takes)."""
         data = self.data()

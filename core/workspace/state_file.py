@@ -172,7 +172,7 @@ class StateFile(WrittenCopies):
         """StateKept when the log file is gone (moved, a failed checkout) and bandit-state.json is there
         (`log_missing`): rewriting it from the empty fold would throw its evidence away; or when
         bandit-state.json is a link to the log or config.toml (read as a state file, then replaced)."""
-        missing = self.log_missing()
+        missing = self.log_missing() or self.records_missing()
         if missing is not None:
             raise interop.StateKept(missing)
         try:
@@ -368,12 +368,15 @@ class StateFile(WrittenCopies):
     def _own_state(self, existing: dict[str, Any]) -> dict[str, Any]:
         """The workspace's own `bandit-state.json`: `state_payload`, with a `created` of its own
         (`new_created`), naming a database store it is folded from (interop.SOURCE_KEY; none: the
-        workspace's file)."""
+        workspace's file) and the records file sessions took their rewards from (interop.RECORDS_KEY)."""
         payload = self.state_payload(existing)
         payload["created"] = self.new_created(existing)
         payload.pop(interop.SOURCE_KEY, None)
         if (source := self.state_source()) is not None:
             payload[interop.SOURCE_KEY] = source
+        payload.pop(interop.RECORDS_KEY, None)
+        if used := len(self.data().scores().external_rows):
+            payload[interop.RECORDS_KEY] = {"path": self.records_shown(), "sessions": used}
         return payload
 
     def state_source(self) -> str | None:

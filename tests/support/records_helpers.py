@@ -10,6 +10,7 @@ import numpy as np
 from tests.support.engine_helpers import grade, make_workspace, session
 
 AGREEMENT_LESSONS = {"a.md": (["alpha"], "active")}
+RECORDS = Path("state/sessions/session-records.jsonl")
 HUMAN = [0.9, 0.2, 0.7, 0.4, 1.0]  # s1..s5 by manual; s6 by manual only, s7 by the judge only
 JUDGE = [0.8, 0.6, 0.4, 0.3, 0.9]
 
@@ -48,3 +49,17 @@ HAND = {
     ("human", "judge"): (5, 0.2, 0.22 / np.sqrt(0.452 * 0.26), 0.7, 1 / 6, (2, 1, 1, 1)),
     ("bob", "manual"): (2, 0.1, None, None, 1.0, (1, 0, 0, 1)),
 }
+
+
+def judged_workspace(tmp_path: Path) -> Path:
+    """s1, s2 pending in the log, their judge's scores 0.8 and 0.6 in the records; a.md in both at salience 1."""
+    events = [session("s1", None, {"a.md": 1.0}), session("s2", None, {"a.md": 1.0})]
+    root = make_workspace(tmp_path, {"a.md": (["alpha"], "active")}, events, journals={"j.md": "alpha"})
+    (root / RECORDS).parent.mkdir(parents=True)
+    write_judge_records(root)
+    return root
+
+
+def write_judge_records(root: Path) -> None:
+    rows = [{"session_id": "s1", "llm_judge_score": 0.8}, {"session_id": "s2", "llm_judge_score": 0.6}]
+    (root / RECORDS).write_text("".join(json.dumps(r) + "\n" for r in rows))

@@ -242,3 +242,21 @@ async def test_a_lessons_filter_that_matches_nothing_says_so(app: LessonCreditAp
         burst(pilot, "escape")
         await settle(pilot)
         assert not empty.display
+
+
+async def test_records_gone_that_rewards_came_from_are_said(tmp_path: Path) -> None:
+    """The judge's scores of a gptme-sessions records file gone: every such session's reward changed without a
+    word (as `status` and `lint` say it, the dashboard says it once)."""
+    from tests.support.cli_run import run_cli
+    from tests.support.records_helpers import RECORDS, judged_workspace
+    from tests.support.textual_private import notification_texts
+
+    root = judged_workspace(tmp_path)
+    argv = ["record", "-w", str(root), "--session-id", "s3", "--journal", str(root / "j.md"), "--lessons", "a.md"]
+    assert run_cli(*argv, "--reward", "0.5")[0] == 0  # bandit-state.json written with s1's and s2's judge scores
+    (root / RECORDS).unlink()
+    app = LessonCreditApp(Workspace(root, clock=fixed_clock), poll_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        shown = [text for title, text in notification_texts(app) if title == "The gptme-sessions records are missing"]
+        assert len(shown) == 1 and "rewards of 2 sessions" in shown[0] and str(RECORDS) in shown[0]

@@ -1,0 +1,88 @@
+"""The rewards a gptme-sessions records file gives (its judge's scores) are not in the log: a records file gone
+(deleted, emptied, another one named in a hook's environment) changed those sessions' rewards without a word, and
+the next `status` or write rewrote `bandit-state.json`, what gptme's bandit reads, from the fold without them. The
+file now says how many sessions took their reward from which records file; while none takes one now, it is left as
+it is (as with the log gone) and every command says why, until the records are back (or the file is deleted)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.support.cli_run import run_cli
+from tests.support.records_helpers import RECORDS, judged_workspace, write_judge_records
+
+STATE = Path("state/lesson-thompson/bandit-state.json")
+
+
+def _record(root: Path, sid: str) -> tuple[int, str, str]:
+    argv = ["record", "-w", str(root), "--session-id", sid, "--journal", str(root / "j.md"), "--lessons", "a.md"]
+    return run_cli(*argv, "--reward", "0.5")
+
+
+def _arm(root: Path) -> tuple[float, float, int]:
+    arm = json.loads((root / STATE).read_text())["arms"]["a.md"]
+    return arm["alpha"], arm["beta"], arm["total_selections"]
+
+
+def test_a_records_file_gone_leaves_the_state_file_as_it_is_and_says_why(tmp_path: Path) -> None:
+    root = judged_workspace(tmp_path)
+    assert _record(root, "s3")[0] == 0
+    # seed, floor 0.3, salience 1 (w 1): alpha 1 + 0.8 + 0.6 + 0.5, beta 1 + 0.2 + 0.4 + 0.5
+    assert _arm(root) == pytest.approx((2.9, 2.1, 3))
+    written = (root / STATE).read_bytes()
+    (root / RECORDS).unlink()
+    code, _, err = run_cli("status", "-w", str(root))
+    assert code == 0, err
+    said = "was written with the rewards of 2 sessions from the gptme-sessions records in " + str(RECORDS)
+    assert said in err and "is missing" in err and "left as it is" in err, err
+    assert (root / STATE).read_bytes() == written
+    code, _, err = _record(root, "s4")  # a write: the session is logged, the file still left
+    assert code == 0 and said in err, err
+    assert (root / STATE).read_bytes() == written
+    code, out, _ = run_cli("lint", "-w", str(root))
+    assert "records-missing" in out, out
+    write_judge_records(root)
+    code, _, err = run_cli("status", "-w", str(root))  # the records back: rewritten, s4 in it
+    assert code == 0 and "gptme-sessions records" not in err, err
+    assert _arm(root) == pytest.approx((3.4, 2.6, 4))
+
+
+def test_an_emptied_records_file_is_said_so(tmp_path: Path) -> None:
+    root = judged_workspace(tmp_path)
+    assert _record(root, "s3")[0] == 0
+    (root / RECORDS).write_text("")
+    code, _, err = run_cli("status", "-w", str(root))
+    assert code == 0 and "holds no record" in err and "left as it is" in err, err
+
+
+def test_another_records_file_named_by_the_environment_is_said(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hook's environment with $GPTME_SESSIONS_DIR set and a shell's without (or the other way round) rewrote
+    the file back and forth."""
+    root = judged_workspace(tmp_path)
+    elsewhere = tmp_path / "gptme-sessions"
+    elsewhere.mkdir()
+    (root / RECORDS).rename(elsewhere / "session-records.jsonl")
+    monkeypatch.setenv("GPTME_SESSIONS_DIR", str(elsewhere))
+    assert _record(root, "s3")[0] == 0
+    assert _arm(root) == pytest.approx((2.9, 2.1, 3))
+    written = (root / STATE).read_bytes()
+    monkeypatch.delenv("GPTME_SESSIONS_DIR")
+    code, _, err = run_cli("status", "-w", str(root))
+    assert code == 0 and str(elsewhere / "session-records.jsonl") in err and str(RECORDS) in err, err
+    assert (root / STATE).read_bytes() == written
+
+
+def test_deleting_the_state_file_takes_the_log_without_the_records(tmp_path: Path) -> None:
+    root = judged_workspace(tmp_path)
+    assert _record(root, "s3")[0] == 0
+    (root / RECORDS).unlink()
+    (root / STATE).unlink()
+    code, _, err = _record(root, "s4")
+    assert code == 0 and "gptme-sessions records" not in err, err
+    # s1, s2 pending now: alpha 1 + 0.5 + 0.5, beta 1 + 0.5 + 0.5
+    assert _arm(root)[:2] == pytest.approx((2.0, 2.0))
+    code, _, err = run_cli("status", "-w", str(root))
+    assert code == 0 and err == "", err
