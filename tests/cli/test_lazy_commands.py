@@ -69,7 +69,8 @@ def test_a_record_loads_no_module_it_does_not_use(workspace: Path) -> None:
     host's name (socket) only for a database store; TOML only where there is a config.toml or gptme.toml;
     numpy's masked arrays (numpy.ma, which np.unique's first call imports) nowhere; the selection
     policies and their draws (and `secrets`, for a selection's id) only for `select` or a [select] policy; `signal`
-    (its enums) only to stop the child of a two-core read (core/log/halves.py)."""
+    (its enums) only to stop the child of a two-core read (core/log/halves.py); `dataclasses` (with `copy`: the
+    engine's value classes are msgspec Structs) nowhere."""
     record = ["record", "-w", str(workspace), "--session-id", "s1", "--journal", "journal.md"]
     modules = loaded_by(*record, "--lessons", "tools/git.md", "--reward", "0.8")
     assert (workspace / "state" / "lesson-thompson" / "sessions.jsonl").read_text().count('"type":"session"') == 1
@@ -77,6 +78,7 @@ def test_a_record_loads_no_module_it_does_not_use(workspace: Path) -> None:
     drawing = ["lesson_credit.core.bandit.policy", "lesson_credit.core.bandit.select", "secrets"]
     for name in ("filelock", "asyncio", "socket", "tomllib", "numpy.ma", "signal", *sessions, *drawing):
         assert name not in modules
+    assert "dataclasses" not in modules
 
 
 def test_a_grade_and_a_show_by_a_logged_id_do_not_load_the_query_module(workspace: Path) -> None:
