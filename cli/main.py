@@ -25,7 +25,7 @@ from lesson_credit.cli.common import (
     why_no_terminal,
     workspace_arg,
 )
-from lesson_credit.cli.process import guarded, limit_blas_threads, stored, succeeded
+from lesson_credit.cli.process import guarded, limit_blas_threads, msgspec_without_typing_extensions, stored, succeeded
 from lesson_credit.cli.render import safe
 from lesson_credit.cli.version import VersionAction
 
@@ -207,7 +207,9 @@ def main(argv: Sequence[str] | None = None, *, clock: Callable[[], Any] | None =
     limit_blas_threads()  # before any command imports the engine
     if sys.stderr is None:  # started with stderr closed (2>&-): print(file=None) would write to stdout
         sys.stderr = open(os.devnull, "w")  # noqa: SIM115 (the process's stderr, open until it ends)
-    parser, args = _parse(argv)
+    with msgspec_without_typing_extensions():  # (a command group's module may import msgspec: select's)
+        parser, args = _parse(argv)
+        import msgspec  # noqa: F401  (every command imports it; --help and --version end in the parse)
     args.clock = clock
     args.parser = parser  # `help` and `completion` describe this parser
     if args.command is None:

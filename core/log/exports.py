@@ -6,14 +6,14 @@ import of that file takes gptme's increments from. And what the log knows of the
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from lesson_credit.core.log.events import FileNumbers
 
 
-@dataclass(frozen=True)
-class OtherNames:
+class OtherNames(Struct, frozen=True):
     """How the file being imported stands to another path the log names for its `created` (each asked of a
     path other than its own): `same`, that path names this very file (a hard link, a bind mount of its
     folder); `gone`, nothing is there now (the file moved from there, or a copy there was deleted)."""

@@ -69,7 +69,9 @@ def test_a_record_loads_no_module_it_does_not_use(workspace: Path) -> None:
     host's name (socket) only for a database store; TOML only where there is a config.toml or gptme.toml;
     numpy's masked arrays (numpy.ma, which np.unique's first call imports) nowhere; the selection
     policies and their draws (and `secrets`, for a selection's id) only for `select` or a [select] policy; `signal`
-    (its enums) only to stop the child of a two-core read (core/log/halves.py)."""
+    (its enums) only to stop the child of a two-core read (core/log/halves.py); `dataclasses` (with `copy` and
+    `inspect`'s walk: the engine's value classes are msgspec Structs) and `typing_extensions` (msgspec's, see
+    test_msgspec_is_imported_without_typing_extensions) nowhere."""
     record = ["record", "-w", str(workspace), "--session-id", "s1", "--journal", "journal.md"]
     modules = loaded_by(*record, "--lessons", "tools/git.md", "--reward", "0.8")
     assert (workspace / "state" / "lesson-thompson" / "sessions.jsonl").read_text().count('"type":"session"') == 1
@@ -77,6 +79,61 @@ def test_a_record_loads_no_module_it_does_not_use(workspace: Path) -> None:
     drawing = ["lesson_credit.core.bandit.policy", "lesson_credit.core.bandit.select", "secrets"]
     for name in ("filelock", "asyncio", "socket", "tomllib", "numpy.ma", "signal", *sessions, *drawing):
         assert name not in modules
+    assert "dataclasses" not in modules and "typing_extensions" not in modules
+
+
+def test_msgspec_is_imported_without_typing_extensions(workspace: Path) -> None:
+    """msgspec takes from typing_extensions, when it is installed, only what Python 3.11's typing has too, for
+    TypedDicts and dataclasses, which the engine never decodes (cli/process.py `msgspec_without_typing_extensions`):
+    a command's msgspec is imported without it (a record; a select, whose group imports msgspec while its command
+    line is parsed), and the process imports it as ever afterwards (the dashboard's textual does). --version
+    imports neither."""
+    script = (
+        "import json, sys\nfrom lesson_credit.cli.main import main\ntry:\n    code = main(sys.argv[1:])\n"
+        "except SystemExit as exc:\n    code = exc.code\n"
+        "loaded = [name in sys.modules for name in ('msgspec', 'typing_extensions')]\n"
+        "import typing_extensions\nprint(json.dumps([code, loaded, typing_extensions.__name__]))\n"
+    )
+    (workspace / "context.txt").write_text("git\n")
+    record = [
+        "record",
+        "-w",
+        str(workspace),
+        "--session-id",
+        "s1",
+        "--journal",
+        "journal.md",
+        "--lessons",
+        "tools/git.md",
+    ]
+    select = ["select", "-w", str(workspace), "--context", str(workspace / "context.txt"), "--dry-run"]
+    found = []
+    for argv in (record, select, ["--version"]):
+        proc = subprocess.run(
+            [sys.executable, "-c", script, *argv], env=process_env(), capture_output=True, text=True, timeout=120
+        )
+        found.append(json.loads(proc.stdout.splitlines()[-1]))
+    assert found == [
+        [0, [True, False], "typing_extensions"],
+        [0, [True, False], "typing_extensions"],
+        [0, [False, False], "typing_extensions"],
+    ]
+
+
+@pytest.mark.parametrize("group", sorted(set(group for group, _ in COMMANDS.values())))
+def test_each_group_parses_in_a_fresh_process_while_typing_extensions_is_hidden(group: str) -> None:
+    """A command line is parsed while typing_extensions is hidden (so that a group that imports msgspec then, as
+    select's does, imports it without): no group's module needs typing_extensions itself (an ImportError)."""
+    name = next(name for name, (of, _) in COMMANDS.items() if of == group)
+    proc = subprocess.run(
+        [sys.executable, "-m", "lesson_credit.cli.main", name, "--help"],
+        env=process_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert (proc.returncode, proc.stderr) == (0, "")
+    assert proc.stdout.startswith("usage: ")
 
 
 def test_a_grade_and_a_show_by_a_logged_id_do_not_load_the_query_module(workspace: Path) -> None:
