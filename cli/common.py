@@ -331,11 +331,11 @@ def open_workspace(
     """The workspace a command works on, its store chosen by `Workspace` (--store, else
     $LESSON_CREDIT_STORE, else config.toml's [store] url, else the JSONL file). `progress`: a long
     read says how far it has come on stderr, when that is a terminal (not for the dashboard, which
-    draws the terminal itself). In a folder that is not a workspace (`is_workspace`; the file
-    store), a command that `writes` is refused, and any other command warns. A write command that logs
-    `one_event` (record, grade, undo) has succeeded once it is stored, whatever fails after it (cli/process.py
-    `stored`); not the dashboard (many writes, each reported by its write queue) nor an export (what it was
-    asked to write is a file, not the foreign update it logs first)."""
+    draws the terminal itself). A folder that is not a workspace (`is_workspace`; the file store) is
+    refused, whatever the command: it has nothing there to read, and a write would start a second log. A
+    write command that logs `one_event` (record, grade, undo) has succeeded once it is stored, whatever fails
+    after it (cli/process.py `stored`); not the dashboard (many writes, each reported by its write queue) nor an
+    export (what it was asked to write is a file, not the foreign update it logs first)."""
     first = "lesson_credit.core.workspace" not in sys.modules
     with gc_paused():  # the engine's modules (see `_frozen`)
         from lesson_credit.core.log.eventstore import JsonlStore
@@ -356,11 +356,8 @@ def open_workspace(
         written_by=getattr(args, "written_by", None),
         **({"clock": args.clock} if getattr(args, "clock", None) is not None else {}),
     )
-    elsewhere = isinstance(ws.log, JsonlStore) and not is_workspace(root)
-    if elsewhere and writes:
+    if isinstance(ws.log, JsonlStore) and not is_workspace(root):  # before anything is read (or a cache saved)
         raise CliError(not_a_workspace(root))
-    if elsewhere:
-        ws.warnings.append(not_a_workspace(root))
     if progress and sys.stderr.isatty():  # (with stderr closed, `main` made it /dev/null)
         ws.on_read_progress(ProgressLine(sys.stderr))
     return ws

@@ -25,6 +25,7 @@ from lesson_credit.cli.common import (
     why_no_terminal,
     workspace_arg,
 )
+from lesson_credit.cli.pager import paging
 from lesson_credit.cli.process import guarded, limit_blas_threads, msgspec_without_typing_extensions, stored, succeeded
 from lesson_credit.cli.render import safe
 from lesson_credit.cli.version import VersionAction
@@ -62,6 +63,7 @@ STORE_HELP = (
     'config.toml, else the workspace\'s sessions.jsonl; --store "" forces the file)'
 )
 AGENT_HELP = "who writes, recorded with each event in a database store (default: the hostname)"
+NO_PAGER_HELP = "print an answer taller than the terminal as it comes, not through the pager"
 # `help` and `completion` describe every command: their run builds the whole parser
 WHOLE_PARSER = "meta"
 
@@ -111,6 +113,7 @@ def build_parser(groups: Collection[str] | None = None, *, others: bool = True) 
     )
     data = argparse.ArgumentParser(add_help=False, formatter_class=HelpFormatter)
     data.add_argument("--json", action="store_true", help="print JSON on stdout instead of text")
+    data.add_argument("--no-pager", action="store_true", default=argparse.SUPPRESS, help=NO_PAGER_HELP)
 
     parser = Parser(
         prog="lesson-credit",
@@ -131,7 +134,9 @@ def build_parser(groups: Collection[str] | None = None, *, others: bool = True) 
             "with a warning; with --json, stdout is then {command, session_id, logged: true, read_back: false,\n"
             "warnings}: the event is logged, its credit and the posteriors after it are not known.\n\n"
             "Tables fit a terminal's width (or $COLUMNS, when set): long paths and ids shortened with an\n"
-            "ellipsis, minor columns hidden with a note; a pipe or a file gets them in full.\n\n"
+            "ellipsis, minor columns hidden with a note; a pipe or a file gets them in full. An answer taller\n"
+            "than the terminal (or $LINES) goes through $LESSON_CREDIT_PAGER, else $PAGER, else `less -FRX`\n"
+            "(--no-pager or an empty variable: none; never with --json or for a pipe or a file).\n\n"
             "`lesson-credit help COMMAND` (or `COMMAND --help`) describes one command."
         ),
         formatter_class=HelpFormatter,
@@ -139,18 +144,9 @@ def build_parser(groups: Collection[str] | None = None, *, others: bool = True) 
     parser.add_argument(
         "--workspace", "-w", default=".", type=workspace_arg, metavar="DIR", help="workspace folder (default: .)"
     )
-    parser.add_argument(
-        "--store",
-        default=None,
-        metavar="URL",
-        help=STORE_HELP,
-    )
-    parser.add_argument(
-        "--agent",
-        default=None,
-        metavar="NAME",
-        help=AGENT_HELP,
-    )
+    parser.add_argument("--store", default=None, metavar="URL", help=STORE_HELP)
+    parser.add_argument("--agent", default=None, metavar="NAME", help=AGENT_HELP)
+    parser.add_argument("--no-pager", action="store_true", help=NO_PAGER_HELP)
     parser.add_argument("--version", action=VersionAction, help="print lesson-credit's version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     registered: set[str] = set()
@@ -225,8 +221,9 @@ def main(argv: Sequence[str] | None = None, *, clock: Callable[[], Any] | None =
         args.func = cmd_tui
     name = args.command or "the dashboard"
     commented = getattr(args, "stderr_comments", None)  # (select: its stderr's lines, its error's too, # comments)
-    with contextlib.nullcontext() if commented is None else commented(args.json):
-        return guarded(lambda: _dispatch(args), name, lambda logged: stored(args, logged), args)
+    with paging(wanted=args.command not in (None, "tui") and not getattr(args, "json", False) and not args.no_pager):
+        with contextlib.nullcontext() if commented is None else commented(args.json):
+            return guarded(lambda: _dispatch(args), name, lambda logged: stored(args, logged), args)
 
 
 def _dispatch(args: argparse.Namespace) -> int:

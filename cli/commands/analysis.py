@@ -185,7 +185,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
     ws = open_workspace(args)
     findings = lint(ws)
-    print_warnings(ws)  # a folder that is not a workspace
+    print_warnings(ws)  # (what the read could not do: caches it cannot keep)
     errors = [f for f in findings if f.severity == ERROR]
     warnings = [f for f in findings if f.severity == WARNING]
     failing = errors if args.fail_on == "error" else errors + warnings

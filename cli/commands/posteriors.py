@@ -14,7 +14,6 @@ from lesson_credit.cli.common import (
     command,
     decay_arg,
     floor_arg,
-    is_workspace,
     json_text,
     open_workspace,
     print_json,
@@ -94,7 +93,7 @@ def _without_retired(ws: Workspace, table_obj: PosteriorTable, show_all: bool) -
 
 
 def _empty_library_note(ws: Workspace) -> str | None:
-    if ws.library().lessons or ws.library().problems or not is_workspace(ws.root):  # (that is warned of)
+    if ws.library().lessons or ws.library().problems:
         return None
     return (
         f"no lessons found in {ws.root}: put lesson files under lessons/ "

@@ -41,15 +41,16 @@ def test_errors_fail_at_either_level(tmp_path: Path, capsys: pytest.CaptureFixtu
 def test_a_folder_without_lessons_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
+    # no lessons/, no log: the one line is about the folder, not about adding lessons (docs/cli.md)
+    for command in ("lint", "status"):
+        code, out, err = run(capsys, command, "-w", str(empty))
+        assert code == 1 and out == ""
+        assert err.count("\n") == 1 and "is not a lesson-credit workspace" in err and "--workspace" in err
+    (empty / "lessons").mkdir()  # a workspace with no lessons yet
     code, out, _ = run(capsys, "lint", "-w", str(empty))
     assert code == 1
     assert "error: [no-lessons] no lessons found in" in out
     assert "no problems found" not in out
-    code, out, err = run(capsys, "status", "-w", str(empty))
-    assert code == 0 and "0 sessions" in out
-    # no lessons/, no log: the hint is about the folder, not about adding lessons (docs/cli.md)
-    assert err.count("\n") == 1 and "is not a lesson-credit workspace" in err and "--workspace" in err
-    (empty / "lessons").mkdir()  # a workspace with no lessons yet
     code, out, err = run(capsys, "status", "-w", str(empty))
     assert code == 0
     assert err.startswith("warning: no lessons found in") and "lessons/" in err

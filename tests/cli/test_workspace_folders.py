@@ -73,11 +73,43 @@ def test_a_subfolder_of_a_workspace_is_refused_naming_the_workspace(
         assert code == 1 and f"{root} is one" in err
     assert log_bytes(root) == before
     assert not (root / "lessons" / "state").exists()
-    # a read command runs, and says in one line where the workspace is (it used to advise adding lessons)
+    # a read command is refused the same way (it printed an empty table), naming where the workspace is
     code, out, err = run_cli("status", "-w", str(root / "lessons"))
-    assert code == 0 and "0 sessions" in out
+    assert code == 1 and out == ""
     assert err.count("\n") == 1 and f"{root} is one" in err and "add" not in err
     assert not (root / "lessons" / "state").exists()  # nor did the read write anything there
+
+
+# what each command reads in a folder: a journal for record, a gptme file for import-gptme (the folder's only files)
+READERS = (
+    ("status",), ("status", "--json"), ("replay", "--strategy", "evidence"), ("sessions",), ("sessions", "--json"),
+    ("show", "s1"), ("explain", "s1"), ("select", "--dry-run", "--context", "journal.md"),
+    ("select", "--context", "journal.md"), ("prune", "--dry-run"), ("prune",), ("loo", "--no-write"), ("loo",),
+    ("lint",), ("lint", "--json"), ("agreement",), ("grade", "s1", "1"), ("undo", "s1"),
+    ("record", "--session-id", "s1", "--journal", "journal.md", "--lessons"),
+    ("import-gptme", "bandit-state.json"), ("export-gptme", "out.json"), ("store", "pull", "pulled.jsonl"),
+)  # fmt: skip
+
+
+def test_every_command_that_reads_a_workspace_refuses_a_folder_that_is_not_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Outside a workspace, the commands that only read warned and printed an empty table, exit 0 (`status`,
+    `sessions`, `replay`, `lint`'s findings on stdout, `select --dry-run`...), or said a session was unknown
+    (`show`, `explain`), while the dashboard and the writes refused; `select --dry-run` saved a cache under
+    state/lesson-thompson/ there, which made the folder a workspace for every command after it.
+    Each is refused now: exit 1, nothing on stdout, one line naming the folder and --workspace, nothing written."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "journal.md").write_text("mypy\n")
+    (elsewhere / "bandit-state.json").write_text("{}\n")
+    monkeypatch.chdir(elsewhere)
+    for argv in READERS:
+        code, out, err = run_cli(*argv)
+        assert (code, out) == (1, ""), (argv, out, err)
+        assert err.count("\n") == 1 and f"{elsewhere} is not a lesson-credit workspace" in err, (argv, err)
+        assert "--workspace" in err, (argv, err)
+        assert sorted(p.name for p in elsewhere.iterdir()) == ["bandit-state.json", "journal.md"], argv
 
 
 def test_a_workspace_needs_lessons_or_a_log_not_both(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
