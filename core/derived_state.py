@@ -11,9 +11,10 @@ says how to take the file back.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from lesson_credit.core.bandit import saving
 from lesson_credit.core.bandit.interop import (
@@ -30,6 +31,7 @@ from lesson_credit.core.log.arm_names import past_cap_said
 from lesson_credit.core.log.store import StoreError
 
 if TYPE_CHECKING:
+    from lesson_credit.core.bandit.fold import Posterior
     from lesson_credit.core.workspace import Workspace
 
 SAVING_THEN = "left to that writer, and the next write or `status` rewrites it"
@@ -41,8 +43,8 @@ class StateCheck:
     foreign: bool  # changed by another tool since we wrote it: it is kept, not rewritten
     missing: bool = False  # the log is gone (Workspace.log_missing): kept, an empty fold would wipe it
     records: bool = False  # (with `missing`) the records its rewards came from are (Workspace.records_missing)
-    # as we wrote it, from a database other agents write too: behind their sessions, as a workspace's file is
-    # between its own writes in a fleet (a fault nowhere): rewritten without a word, and no finding of lint's
+    # as we wrote it, from a database other agents write too, and only behind the log (`_only_behind`), as a
+    # workspace's file is between its own writes in a fleet: rewritten without a word, and no finding of lint's
     behind: bool = False
 
 
@@ -86,8 +88,31 @@ def check_state(ws: Workspace) -> StateCheck | None:
             return StateCheck(str(exc), True)
         if update is not None and update != ({}, 0):
             return StateCheck(_foreign_said(ws, state, *update), False)
-    why = disagreement(state, ws.posterior(), path.name, ws.state_keys(state))
-    return None if why is None else StateCheck(why, False, behind=ours and ws.state_source() is not None)
+    post, keys = ws.posterior(), ws.state_keys(state)
+    why = disagreement(state, post, path.name, keys)
+    if why is None:
+        return None
+    return StateCheck(why, False, behind=ours and ws.state_source() is not None and _only_behind(state, post, keys))
+
+
+def _only_behind(state: dict[str, Any], post: Posterior, keys: Sequence[str]) -> bool:
+    """Whether a state file may be an earlier fold of this log that other agents' sessions then added to: it counts
+    fewer sessions than the log, and no arm the log lacks or selected more often than the log says. Not a file
+    ahead of the log (sessions deleted from the database, an older backup restored), nor one that counts as many
+    sessions (the settings changed: config.toml edited)."""
+    arms, stored = state.get("arms"), state.get("total_sessions")
+    if not isinstance(arms, dict) or not _number(stored) or stored >= post.total_sessions:
+        return False
+    logged = dict(zip(keys, post.n.tolist(), strict=True))
+    for key, entry in arms.items():
+        n = entry.get("total_selections") if isinstance(entry, dict) else None
+        if key not in logged or not _number(n) or n > logged[key]:
+            return False
+    return True
+
+
+def _number(value: Any) -> TypeGuard[int | float]:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _foreign_said(ws: Workspace, state: dict[str, Any], added: dict[str, Any], sessions: int) -> str:
@@ -115,7 +140,7 @@ def repair_state(ws: Workspace) -> str | None:
     check = check_state(ws)
     if check is None or check.foreign or check.missing:
         return None if check is None else check.why
-    why = check.why
+    why, behind = check.why, check.behind
     try:
         with ws.log.locked(timeout=0):
             ws.refresh()
@@ -124,6 +149,8 @@ def repair_state(ws: Workspace) -> str | None:
                 return None if check is None else check.why
             logged = ws.write_state(locked=True)
     except StoreUnavailable:  # the lock is held: its holder's write rewrites the file, from a later log
+        if behind:  # (another agent's, in a workspace of its own: this file waits for the next status)
+            return None
         return f"{why}; another writer holds the log's lock, and its write rewrites the file"
     except StateKept as exc:  # changed by another tool between the check and the rewrite, or no log
         return str(exc)

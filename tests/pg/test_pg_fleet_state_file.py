@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from lesson_credit.core.log.pgstore import PgStore
 from tests.pg.pg_helpers import make_workspace
+from tests.pg.test_pg_tampering import as_dba
 from tests.support.cli_run import run
 
 GIT = "tools/git.md"
@@ -66,3 +68,39 @@ def test_lint_finds_no_fault_in_a_file_behind_other_agents(
     code, out, err = run(capsys, "lint", "-w", str(alpha), "--store", pg_url)
     assert "stale-bandit-state" not in out + err, out
     assert _git_arm(alpha)["total_selections"] == 1  # lint reads; the next write or status rewrites it
+
+
+def test_a_file_ahead_of_the_database_is_said(tmp_path: Path, pg_url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """A session gone from the database (an operator's delete, an older backup restored): the file counts two
+    sessions, the log one. That is no file behind other agents: said, as on the file store."""
+    alpha = make_workspace(tmp_path / "alpha")
+    _record(capsys, alpha, pg_url, "s1", "alpha")
+    _record(capsys, alpha, pg_url, "s2", "alpha")
+    as_dba(pg_url, "DELETE FROM lesson_credit.events WHERE session_id = 's2'")
+    code, out, _ = run(capsys, "lint", "-w", str(alpha), "--store", pg_url)
+    assert "stale-bandit-state" in out, out
+    code, _, err = run(capsys, "status", "-w", str(alpha), "--store", pg_url)
+    assert code == 0 and "bandit-state.json disagrees with the log" in err, err
+
+
+def test_a_file_of_other_settings_is_said(tmp_path: Path, pg_url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """config.toml edited by hand (another prior): the file counts as many sessions as the log, other numbers."""
+    alpha = make_workspace(tmp_path / "alpha")
+    _record(capsys, alpha, pg_url, "s1", "alpha")
+    (alpha / "state/lesson-thompson/config.toml").write_text("[prior]\nalpha = 5.0\n")
+    code, _, err = run(capsys, "status", "-w", str(alpha), "--store", pg_url)
+    assert code == 0 and "bandit-state.json disagrees with the log" in err, err
+
+
+def test_a_file_behind_while_another_agent_holds_the_lock_says_nothing_false(
+    tmp_path: Path, pg_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """status said "another writer holds the log's lock, and its write rewrites the file": another agent's write
+    rewrites its own workspace's file, not this one. Behind, the file waits for the next status, without a word."""
+    alpha, bravo = make_workspace(tmp_path / "alpha"), make_workspace(tmp_path / "bravo")
+    _record(capsys, alpha, pg_url, "s1", "alpha")
+    _record(capsys, bravo, pg_url, "s2", "bravo")
+    with PgStore(pg_url, agent="bravo").locked():
+        code, _, err = run(capsys, "status", "-w", str(alpha), "--store", pg_url)
+    assert code == 0 and "bandit-state.json" not in err, err
+    assert _git_arm(alpha)["total_selections"] == 1  # left for the next status
