@@ -249,3 +249,56 @@ async def test_an_older_read_failing_after_a_newer_view_landed_says_nothing(
         await wait_until(pilot, lambda: messages_waiting(app) == 0)
         assert notification_texts(app) == before
         assert detail.committed() == 0.6
+
+
+async def test_a_result_for_a_choice_since_changed_does_not_hide_the_one_for_the_new_choice(
+    app: LessonCreditApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reload in the old order (A) numbered after the read `o` started in the new order (B), a thread late to
+    run: A's view, which the queue rejects (not the order in force), still counted as shown, and B's, older by
+    number, was dropped: the queue stayed on its old view, its table loading and its keys held, until a change
+    of the log. A result counts against those for the same choice only."""
+    from lesson_credit.tui.records_views import queue_view as real_view
+    from lesson_credit.tui.screens.grading_queue import GradingQueueScreen
+
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("I")
+        await settle(pilot)
+        queue = app.screen
+        assert isinstance(queue, GradingQueueScreen) and queue.queue is not None and app.grading_order == "oldest"
+        newest = queue._newest
+        real_start, real_shows = newest.start, newest.shows
+        b_numbered, a_posted = threading.Event(), threading.Event()
+        numbers: dict[str, int] = {}
+
+        def start() -> int:  # A is descheduled before it takes its number, until B has taken its own
+            if not numbers:
+                numbers["A"] = -1
+                assert b_numbered.wait(60)
+                numbers["A"] = real_start()
+                return numbers["A"]
+            numbers["B"] = real_start()
+            b_numbered.set()
+            return numbers["B"]
+
+        def shows(kind: str, number: int) -> bool:
+            shown = real_shows(kind, number)
+            if number == numbers.get("A"):
+                a_posted.set()
+            return shown
+
+        def queue_view(source: Any, order: str) -> Any:
+            if order == "informative":  # B's read lands after A's view was posted
+                assert a_posted.wait(60)
+            return real_view(source, order)
+
+        monkeypatch.setattr(newest, "start", start)
+        monkeypatch.setattr(newest, "shows", shows)
+        monkeypatch.setattr("lesson_credit.tui.screens.grading_queue.queue_view", queue_view)
+        queue.reload()  # A: a change of the log, read in the order in force (oldest)
+        await wait_until(pilot, lambda: "A" in numbers)
+        await pilot.press("o")  # B: the informative order; the table busy, its keys held until B's view
+        await wait_until(pilot, lambda: queue.queue is not None and queue.queue.order == "informative")
+        await settle(pilot)
+        assert not queue.keys_held

@@ -36,9 +36,11 @@ def slow_loads(monkeypatch: pytest.MonkeyPatch) -> None:
     they do on a big log or a busy machine, however fast this machine is."""
     post_result = DataScreen.post_result
 
-    def slow(self: DataScreen, compute: Callable[[], Any], message: Callable[[Any], Any], worker: Any = None) -> None:
+    def slow(
+        self: DataScreen, compute: Callable[[], Any], message: Callable[[Any], Any], *more: Any, **kw: Any
+    ) -> None:
         time.sleep(0.3)
-        post_result(self, compute, message, worker)
+        post_result(self, compute, message, *more, **kw)
 
     monkeypatch.setattr(DataScreen, "post_result", slow)
 

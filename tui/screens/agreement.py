@@ -121,7 +121,7 @@ class AgreementScreen(DataScreen):
 
     @work(thread=True, exclusive=True, group="agreement")
     def _load(self, threshold: float) -> None:
-        self.post_result(lambda: agreement_view(self.source, threshold), self.Loaded)
+        self.post_result(lambda: agreement_view(self.source, threshold), self.Loaded, choice=threshold)
 
     @on(Loaded)
     def _loaded(self, event: Loaded) -> None:

@@ -180,7 +180,11 @@ class DataScreen(Screen[None]):
         self.post_message(WorkFailed(describe_failure(exc)))
 
     def post_result(
-        self, compute: Callable[[], T], message: Callable[[T], Message], worker: Worker[object] | None = None
+        self,
+        compute: Callable[[], T],
+        message: Callable[[T], Message],
+        worker: Worker[object] | None = None,
+        choice: object = None,
     ) -> None:
         """From a thread worker: post `message(compute())` to this screen, or report the failure.
 
@@ -189,26 +193,29 @@ class DataScreen(Screen[None]):
         failure then (nobody waits for that read, and `WorkFailed` lets the keys held for a load go on). `worker`:
         the async worker whose read runs in a thread of its own (Lessons': no worker is current there). Health's
         passes none, and its results are posted as they come: its ctrl+r re-reads the lesson files in its own read,
-        whose view alone says the library changed (which makes the other screens reload)."""
+        whose view alone says the library changed (which makes the other screens reload). `choice`: what the read
+        was asked for that a key may change meanwhile (Agreement's threshold, the queue's order, a preview's draft),
+        whose result the screen's handler drops once it is no longer the choice in force: results count against
+        those of the same choice only (a dropped one must not hide the newer choice's read, numbered before it)."""
         if worker is None:
             try:
                 worker = get_current_worker()
             except NoActiveWorker:  # (a read no worker started: posted as it comes)
                 worker = None
-        number = self._newest.start()
+        number, kind = self._newest.start(), None if worker is None else f"{worker.group}\x00{choice!r}"
         try:
             result = compute()
         except Exception as exc:  # reported, not raised: a worker must not take the app down
-            if worker is None:
+            if kind is None:
                 self.fail(exc)
             else:  # (not when a newer read's result is shown: nobody waits for this one)
-                self.call_later(self._fail_newest, worker.group, number, exc)
+                self.call_later(self._fail_newest, kind, number, exc)
             return
         made = message(result)
-        if worker is None:
+        if kind is None:
             self.post_message(made)
         else:  # (checked on the screen's thread, where the results are shown in turn)
-            self.call_later(self._post_newest, worker.group, number, made)
+            self.call_later(self._post_newest, kind, number, made)
 
     def _post_newest(self, kind: str, number: int, made: Message) -> None:
         if self._newest.shows(kind, number):

@@ -127,6 +127,7 @@ class GradingQueueScreen(DataScreen):
         self.post_result(
             lambda: (*queue_view(self.source, order), self.source.sessions_view()),
             lambda found: self.Loaded(*found),
+            choice=order,
         )
 
     @on(Loaded)

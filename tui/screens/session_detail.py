@@ -239,7 +239,7 @@ class SessionDetailScreen(GradingKeys, DataScreen):
     @on(ReadFailed)
     def _read_failed(self, event: ReadFailed) -> None:
         said = self._undo_hold.read_failed(self.grading.writes, event.read_at, *self._seen())
-        if said is not None:  # (the WorkFailed after it hands on the keys)
+        if said is not None:  # (the WorkFailed after it hands on the keys; none when a newer view was shown)
             self.notify(said, title="Keys no longer held", severity="warning", markup=False)
 
     @work(thread=True, exclusive=True, group="detail-preview")
@@ -247,6 +247,7 @@ class SessionDetailScreen(GradingKeys, DataScreen):
         self.post_result(
             lambda: self.source.explain(self.session_id, draft, with_journal=False),
             lambda explanation: self.Previewed(explanation, draft),
+            choice=draft,
         )
 
     # ---------------------------------------------------------------- results

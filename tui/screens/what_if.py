@@ -213,7 +213,7 @@ class WhatIfScreen(DataScreen):
             names = {narrow: column_names(view, narrow) for narrow in (True, False)}
             return view, {narrow: (labels, index_names(alike)) for narrow, (labels, alike) in names.items()}
 
-        self.post_result(compute, lambda result: self.Folded(*result))
+        self.post_result(compute, lambda result: self.Folded(*result), choice=(settings, priority))
 
     @on(Folded)
     def _folded(self, event: Folded) -> None:
