@@ -283,21 +283,21 @@ def test_no_production_module_counts_the_rest_by_hand() -> None:
 ROOT_FILES = {".gitignore", "CHANGELOG.md", "LICENSE", "MANIFEST.in", "README.md", "pyproject.toml"}
 
 
-def tracked_root_files() -> set[str] | None:
-    """The files git tracks at the root (not folders), or None outside a git checkout or without git."""
+def root_files() -> set[str] | None:
+    """The files git tracks at the root (not folders), and those it would add there (untracked, not ignored: a
+    stray output is caught before `git add -A` takes it), or None outside a git checkout or without git."""
     git = shutil.which("git")
     if git is None or not (REPO / ".git").exists():
         return None
-    listed = subprocess.run(
-        [git, "ls-files", "--", "."], cwd=REPO, capture_output=True, text=True, check=False, timeout=60
-    )
+    argv = [git, "ls-files", "--cached", "--others", "--exclude-standard", "--", "."]
+    listed = subprocess.run(argv, cwd=REPO, capture_output=True, text=True, check=False, timeout=60)
     if listed.returncode != 0:
         return None
     return {name for name in listed.stdout.splitlines() if "/" not in name}
 
 
-def test_the_root_tracks_only_its_own_files() -> None:
-    tracked = tracked_root_files()
+def test_the_root_holds_only_its_own_files() -> None:
+    tracked = root_files()
     if tracked is None:
         pytest.skip("not a git checkout")
     assert tracked - ROOT_FILES == set()
