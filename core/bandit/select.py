@@ -129,11 +129,11 @@ def category_problems(categories: dict[str, tuple[str, ...]]) -> dict[str, list[
     """Why keywords of config.toml's [categories] are not counted, by category (those that have such): as a
     lesson's are not, a wildcard of too many parts, and wildcards past the first WILDCARD_MAX_PER_LESSON."""
     from lesson_credit.core.library.salience import wildcards_beyond
-    from lesson_credit.core.library.wildcard import past_cap_reason, wildcard_problem
+    from lesson_credit.core.library.wildcard import keyword_problem, past_cap_reason
 
     found = {}
     for name, listed in categories.items():
-        reasons = [why for keyword in listed if (why := wildcard_problem(keyword.strip()))]
+        reasons = [why for keyword in listed if (why := keyword_problem(keyword.strip()))]
         if beyond := wildcards_beyond(listed):
             reasons.append(past_cap_reason(beyond, "context"))
         if reasons:

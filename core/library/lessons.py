@@ -360,7 +360,8 @@ def lesson_file_ids(workspace: Path, allow_outside: bool = False) -> list[str]:
     return sorted({lesson_id for root in roots if root.is_dir() for _, lesson_id in _lesson_files(root)})
 
 
-LESSON_CACHE_VERSION = 9  # 9: a lesson's wildcard keywords past its first 16 said ignored (lint);
+LESSON_CACHE_VERSION = 10  # 10: a keyword over 100 characters said ignored (lint);
+# 9: a lesson's wildcard keywords past its first 16 said ignored (lint);
 # 8: frontmatter text in reasons cut to 40 characters; session_categories as a mapping or set: its keys or items;
 # 7: match.session_categories;
 # 6: what gptme reads otherwise (a byte order mark, a keywords mapping) is said;
@@ -390,9 +391,9 @@ def _read_lesson_file(file: Path, lesson_id: str, raw: bytes | None = None) -> t
     except OSError as exc:
         return None, [f"cannot read: {exc.strerror}"]
     from lesson_credit.core.library.salience import wildcards_beyond  # numpy: not before the first frame
-    from lesson_credit.core.library.wildcard import past_cap_reason, wildcard_problem
+    from lesson_credit.core.library.wildcard import keyword_problem, past_cap_reason
 
-    reasons += [why for keyword in lesson.keywords if (why := wildcard_problem(keyword.strip()))]
+    reasons += [why for keyword in lesson.keywords if (why := keyword_problem(keyword.strip()))]
     if beyond := wildcards_beyond(lesson.keywords):
         reasons.append(past_cap_reason(beyond))
     for pattern in lesson.patterns:

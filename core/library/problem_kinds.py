@@ -37,8 +37,8 @@ KINDS = (  # a finding per kind; gptme.toml's own problems (CONFIG) are core.hea
         "error",
         ("pattern or keyword of loaded lessons is not used", "patterns or keywords of loaded lessons are not used"),
         "Fix or simplify what each reason names (an invalid regex, counted repeats that expand too far, a "
-        "wildcard of too many parts, a list entry that is not text: quote it); the rest of each lesson is used "
-        "meanwhile.",
+        "wildcard of too many parts, a keyword too long, a list entry that is not text: quote it); the rest of each "
+        "lesson is used meanwhile.",
         "",
     ),
     ProblemKind(

@@ -30,8 +30,8 @@ from lesson_credit.core.base.gc_pause import gc_paused
 from lesson_credit.core.library.wildcard import (
     WILDCARD_MAX_PER_LESSON,
     Wildcard,
+    keyword_problem,
     non_word_positions,
-    wildcard_problem,
 )
 
 NO_KEYWORD_SALIENCE = 0.5
@@ -39,12 +39,10 @@ SNIPPET_RADIUS = 40
 
 
 def normalize_keyword(raw: str) -> str | None:
-    """The keyword as matched, or None when it does not count: empty, only ``*``, or a wildcard
-    of more than WILDCARD_MAX_PARTS literal parts (`wildcard_problem`; lint reports it)."""
+    """The keyword as matched, or None when it does not count: empty, only ``*``, a wildcard of more than
+    WILDCARD_MAX_PARTS literal parts, or longer than KEYWORD_MAX_CHARS (`keyword_problem`; lint reports it)."""
     keyword = raw.strip()
-    if keyword and "*" not in keyword:
-        return keyword
-    if not keyword.replace("*", "").strip() or wildcard_problem(keyword) is not None:
+    if not keyword.replace("*", "").strip() or keyword_problem(keyword) is not None:
         return None
     return keyword
 

@@ -17,7 +17,7 @@ automaton's one pass over the text), with numpy arrays rather than a Python step
   viable first occurrence's span is computed for all at once; the walk from one match to the
   next is a binary search per match.
 
-A keyword of more than WILDCARD_MAX_PARTS literal parts is not matched (`wildcard_problem`):
+A keyword of more than WILDCARD_MAX_PARTS literal parts is not matched (`keyword_problem`):
 each part is a pass over the text; nor are a lesson's wildcard keywords beyond its first
 WILDCARD_MAX_PER_LESSON (core/library/salience.py `_counted`).
 """
@@ -36,6 +36,10 @@ WILDCARD_MAX_PARTS = 4  # literal parts between stars: matching costs a pass ove
 # occurrences in the journal (~0.1 s of CPU over an 8 MB journal of one-letter parts), so 2,000 of them ran for
 # minutes; gptme's own lessons use none.
 WILDCARD_MAX_PER_LESSON = 16
+# Characters of a keyword matched (gptme's own lessons: 53 at most). The salience automaton's pass over a journal
+# costs, at each character, the length of the keyword prefix it ends in (pyahocorasick follows the failure links
+# down to the root for outputs): a keyword of 100 over a journal repeating its start is ~0.4 s per MB.
+KEYWORD_MAX_CHARS = 100
 _CHUNK = 1 << 20  # characters classified at a time (4 bytes each as UTF-32)
 _LATIN1_WORD = np.array([chr(c).isalnum() or c == ord("_") for c in range(256)])
 _ASCII_WORD = _LATIN1_WORD[:128]
@@ -53,16 +57,20 @@ def literal_parts(key: str) -> int:
     return sum(1 for piece in _STARS.split(key) if piece)
 
 
-def wildcard_problem(keyword: str) -> str | None:
-    """Why a keyword is not matched (one line), or None: more than WILDCARD_MAX_PARTS literal
-    parts, each a pass over every journal (`a*a*...*b` of 400 parts took minutes and GBs)."""
-    if "*" not in keyword or (parts := literal_parts(keyword)) <= WILDCARD_MAX_PARTS:
-        return None
+def keyword_problem(keyword: str) -> str | None:
+    """Why a keyword is not matched (one line), or None: a wildcard of more than WILDCARD_MAX_PARTS literal parts,
+    each a pass over every journal (`a*a*...*b` of 400 parts took minutes and GBs); a keyword longer than
+    KEYWORD_MAX_CHARS, which the automaton's pass costs up to its length at each character of a journal that
+    repeats its start (`a` x 30,000 over 300 KB of `a`s: 40 s a command)."""
     shown = repr(keyword) if len(keyword) <= 60 else repr(keyword[:57]) + "..."
-    return (
-        f"keyword {shown} has {parts} literal parts between its '*'s (at most {WILDCARD_MAX_PARTS} are matched); "
-        "keyword ignored"
-    )
+    if "*" in keyword and (parts := literal_parts(keyword)) > WILDCARD_MAX_PARTS:
+        return (
+            f"keyword {shown} has {parts} literal parts between its '*'s (at most {WILDCARD_MAX_PARTS} are "
+            "matched); keyword ignored"
+        )
+    if len(keyword) > KEYWORD_MAX_CHARS:
+        return f"keyword {shown} is {len(keyword):,} characters long (at most {KEYWORD_MAX_CHARS}); keyword ignored"
+    return None
 
 
 def past_cap_reason(beyond: int, over: str = "journal") -> str:

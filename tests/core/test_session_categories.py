@@ -134,9 +134,10 @@ def test_a_keywords_mapping_with_a_huge_key_is_said_in_one_short_line(tmp_path: 
     path.write_text(f"---\nmatch:\n  keywords:\n    ? '{'k' * 5000}'\n    : 1\n---\n# Odd\n")
     library = load_library(tmp_path)
     assert [(x.id, len(x.keywords[0])) for x in library.lessons] == [("odd.md", 5000)]  # read, as gptme reads it
-    [problem] = library.problems
-    assert problem.reason.startswith("keywords is a mapping: ") and "'kkkk" in problem.reason
-    assert len(problem.reason) < 300, problem.reason[:400]
+    mapping, too_long = library.problems  # (and the keyword, over 100 characters, is not matched)
+    assert mapping.reason.startswith("keywords is a mapping: ") and "'kkkk" in mapping.reason
+    assert too_long.reason.endswith("is 5,000 characters long (at most 100); keyword ignored")
+    assert len(mapping.reason) < 300 and len(too_long.reason) < 300, (mapping.reason[:400], too_long.reason[:400])
 
 
 def test_a_huge_unknown_status_is_said_in_one_short_line() -> None:

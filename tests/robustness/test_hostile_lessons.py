@@ -15,7 +15,12 @@ import pytest
 from lesson_credit.core.library import patterns
 from lesson_credit.core.library.patterns import PATTERN_MAX_SIZE, PatternError, compile_pattern, expanded_size
 from lesson_credit.core.library.salience import KeywordMatcher, counted_keys, salience, salience_breakdowns
-from lesson_credit.core.library.wildcard import WILDCARD_MAX_PARTS, WILDCARD_MAX_PER_LESSON, wildcard_problem
+from lesson_credit.core.library.wildcard import (
+    KEYWORD_MAX_CHARS,
+    WILDCARD_MAX_PARTS,
+    WILDCARD_MAX_PER_LESSON,
+    keyword_problem,
+)
 from tests.robustness.hostile_helpers import make_ws
 from tests.support.cli_run import run_process
 
@@ -73,10 +78,10 @@ def test_ordinary_patterns_still_compile_and_match() -> None:
 
 
 def test_a_wildcard_of_too_many_parts_is_not_matched() -> None:
-    problem = wildcard_problem(STARS)
+    problem = keyword_problem(STARS)
     assert problem is not None and "\n" not in problem
     assert f"has 419 literal parts between its '*'s (at most {WILDCARD_MAX_PARTS} are matched)" in problem
-    assert wildcard_problem("a*b*c*d") is None and wildcard_problem("*x*y*") is None
+    assert keyword_problem("a*b*c*d") is None and keyword_problem("*x*y*") is None
     # not counted: alpha hits, so salience 1 / 1 (it would be 1 / 2 were the keyword counted)
     assert salience("alpha " + "a" * 100, ["alpha", STARS]) == 1.0
 
@@ -140,3 +145,20 @@ def test_a_lesson_counts_its_first_wildcard_keywords_only(tmp_path: Path) -> Non
     findings = [line for line in done.stdout.splitlines() if "[lesson-parts-ignored]" in line]
     assert len(findings) == 1 and "24 wildcard keywords past the first 16" in findings[0], done.stdout
     assert WILDCARD_MAX_PER_LESSON == 16
+
+
+def test_a_keyword_too_long_is_not_matched() -> None:
+    """A keyword of 30,000 `a`s over a journal of 300 KB of `a`s took 40-55 s a `record` (attack): the automaton's
+    pass costs up to the keyword's length at each character. A keyword over the limit is ignored, and said."""
+    long = "a" * (KEYWORD_MAX_CHARS + 1)
+    problem = keyword_problem(long)
+    assert problem is not None and "\n" not in problem
+    assert problem.endswith(
+        f"is {KEYWORD_MAX_CHARS + 1:,} characters long (at most {KEYWORD_MAX_CHARS}); keyword ignored"
+    )
+    assert keyword_problem("a" * KEYWORD_MAX_CHARS) is None
+    assert not KeywordMatcher([long]).scan("a" * 1_000).occurs(long)
+    # not counted: alpha hits, so salience 1 / 1 (1 / 2 were it counted and missed, 2 / 2 were it matched)
+    assert salience("alpha " + "a" * 1_000, ["alpha", long]) == 1.0
+    real = "documentation file consuming excessive context tokens"  # gptme's own lessons' longest keyword: 53
+    assert KeywordMatcher([real]).scan(f"the {real} again").occurs(real)
