@@ -29,6 +29,7 @@ from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.base.files import WriteGuard, set_aside_notices
 from lesson_credit.core.base.gc_pause import gc_paused
 from lesson_credit.core.base.ids import library_spellings
+from lesson_credit.core.base.numbers import counted
 from lesson_credit.core.joined_records import JoinedRecords, SessionRecords
 from lesson_credit.core.library.journals import outside_library_allowed, read_journal
 from lesson_credit.core.library.lessons import LessonProblem, Library, load_library
@@ -267,11 +268,12 @@ class WorkspaceBase:
 
     def records_missing(self) -> str | None:
         """Why `bandit-state.json` is left as it is when it was written with rewards from a gptme-sessions records
-        file (interop.RECORDS_KEY) and no session takes its reward from records now: the file gone, emptied, or
-        another one named ($GPTME_SESSIONS_DIR set in one environment and not in another, `[records] path`).
-        Those rewards are not in the log: a fold without them would rewrite gptme's numbers from other sources.
+        file (interop.RECORDS_KEY) that is not read now: gone, emptied, or another one named ($GPTME_SESSIONS_DIR
+        set in one environment and not in another, `[records] path`) from which no session takes a reward. Those
+        rewards are not in the log: a fold without them would rewrite gptme's numbers from other sources. (The
+        file there with records, whatever its joins give now, is read: grades, priorities and joins move on.)
         One line; None otherwise (the records back, or the state file deleted: the next write starts anew)."""
-        if not os.path.lexists(self.state_path) or len(self.data().scores().external_rows):
+        if not os.path.lexists(self.state_path):
             return None
         from lesson_credit.core.bandit.interop import RECORDS_KEY, read_state
 
@@ -279,19 +281,19 @@ class WorkspaceBase:
         used, path = (said.get("sessions"), said.get("path")) if isinstance(said, dict) else (None, None)
         if not isinstance(used, int) or isinstance(used, bool) or used <= 0 or not isinstance(path, str):
             return None
-        now = self.records_shown()
-        if now != path:
-            why = f"{now} is read now: $GPTME_SESSIONS_DIR or config.toml's [records] path names another"
-        elif not os.path.lexists(self.session_records.path):
-            why = "it is missing"
-        elif not self.session_records.has_records():
-            why = "it holds no record"
+        now, missing = self.records_shown(), not os.path.lexists(self.session_records.path)
+        empty = not missing and not self.session_records.has_records()
+        if not missing and not empty and (now == path or len(self.data().scores().external_rows)):
+            return None
+        if now == path:
+            why = "it is missing" if missing else "it holds no record"
         else:
-            why = "none of its records joins a session"
+            state = "missing" if missing else "holding no record" if empty else "no session taking a reward from it"
+            why = f"{now} is read now, {state}: $GPTME_SESSIONS_DIR or config.toml's [records] path names another"
         return (
-            f"{self.state_path.name} was written with the rewards of {used} sessions from the gptme-sessions "
-            f"records in {path}, and no session takes its reward from records now ({why}): their rewards fall "
-            f"back to other sources, and {self.state_path.name} is left as it is"
+            f"{self.state_path.name} was written with the rewards of {counted(used, 'session')} from the "
+            f"gptme-sessions records in {path}, which are not read now ({why}): their rewards fall back to other "
+            f"sources, and {self.state_path.name} is left as it is"
         )
 
     def _has_evidence(self) -> bool:

@@ -86,3 +86,28 @@ def test_deleting_the_state_file_takes_the_log_without_the_records(tmp_path: Pat
     assert _arm(root)[:2] == pytest.approx((2.0, 2.0))
     code, _, err = run_cli("status", "-w", str(root))
     assert code == 0 and err == "", err
+
+
+def test_people_grading_every_judged_session_leave_nothing_frozen(tmp_path: Path) -> None:
+    """With the records there, no session taking its reward from them (each graded by a person since) is no
+    records gone: the file follows the log (it stayed frozen, saying the records were missing)."""
+    root = judged_workspace(tmp_path)
+    assert _record(root, "s3")[0] == 0
+    for sid in ("s1", "s2"):
+        code, _, err = run_cli("grade", sid, "0.1", "-w", str(root))
+        assert code == 0 and "gptme-sessions records" not in err, err
+    # manual 0.1 over the judge's: alpha 1 + 0.1 + 0.1 + 0.5, beta 1 + 0.9 + 0.9 + 0.5
+    assert _arm(root) == pytest.approx((1.7, 3.3, 3))
+    code, out, _ = run_cli("lint", "-w", str(root))
+    assert "records-missing" not in out, out
+
+
+def test_a_reward_priority_that_puts_the_judge_last_leaves_nothing_frozen(tmp_path: Path) -> None:
+    root = judged_workspace(tmp_path)
+    assert _record(root, "s3")[0] == 0
+    config = root / "state/lesson-thompson/config.toml"
+    config.write_text('[rewards]\npriority = ["human", "heuristic", "outcome"]\n')
+    code, _, err = run_cli("status", "-w", str(root))
+    assert code == 0 and "gptme-sessions records" not in err, err
+    # the judge's scores out of force: s1 and s2 pending; alpha 1 + 0.5, beta 1 + 0.5
+    assert _arm(root)[:2] == pytest.approx((1.5, 1.5))
