@@ -28,7 +28,8 @@ PAGER_VARIABLES = ("LESSON_CREDIT_PAGER", "PAGER")  # the first one set decides 
 
 def pager_command(environ: dict[str, str] | os._Environ[str] | None = None) -> list[str]:
     """The pager's command line: the first of `PAGER_VARIABLES` set (nothing, when it is empty or cannot be split),
-    else `less -FRX`."""
+    else `less -FRX`, unless $TERM is unset or `dumb` (less would warn that the terminal is not fully functional
+    and wait for RETURN: nothing then)."""
     import shlex
 
     environ = os.environ if environ is None else environ
@@ -38,7 +39,7 @@ def pager_command(environ: dict[str, str] | os._Environ[str] | None = None) -> l
                 return shlex.split(environ[name])
             except ValueError:  # an unclosed quote: not a command that can be started
                 return []
-    return list(DEFAULT_PAGER)
+    return list(DEFAULT_PAGER) if environ.get("TERM", "") not in ("", "dumb") else []
 
 
 def _terminal_fd(stream: TextIO | None) -> int | None:

@@ -169,7 +169,14 @@ def test_rows_a_line_takes_and_the_pager_chosen() -> None:
     assert rows_taken("a\nb\n\n", 80) == 3  # an empty line takes its row
     assert rows_taken("x" * 80 + "\n", 80) == 1 and rows_taken("x" * 81 + "\n", 80) == 2
     assert rows_taken("\u6f22" * 41, 80) == 2  # 82 cells: a wide character takes two
-    assert pager_command({}) == ["less", "-FRX"]
+    assert pager_command({"TERM": "xterm-256color"}) == ["less", "-FRX"]
+
+
+def test_a_dumb_terminal_gets_no_default_pager() -> None:
+    """less on a terminal that says it is dumb (TERM=dumb: an Emacs shell, an agent's harness) or says nothing
+    warns "terminal is not fully functional" and waits for RETURN: the command hung there. A pager named is run."""
+    assert pager_command({"TERM": "dumb"}) == [] and pager_command({}) == [] and pager_command({"TERM": ""}) == []
+    assert pager_command({"TERM": "dumb", "PAGER": "cat"}) == ["cat"]
     assert pager_command({"PAGER": "less -S"}) == ["less", "-S"]
     assert pager_command({"PAGER": "'my pager' -c", "LESS": "x"}) == ["my pager", "-c"]
     assert pager_command({"LESSON_CREDIT_PAGER": "most", "PAGER": "less"}) == ["most"]
