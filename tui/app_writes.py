@@ -145,7 +145,10 @@ class AppWrites(_Base):
         if outcome.write is self._lock_wait:
             self._lock_wait = None
         self._show_saving()
-        self.notify(outcome.message, severity="information" if outcome.written else "warning", markup=False)
+        message = outcome.message
+        if not outcome.written and outcome.write.kind == "grade":
+            message += " " + self._give_back(outcome.write)
+        self.notify(message, severity="information" if outcome.written else "warning", markup=False)
         for warning in outcome.warnings:
             self.notify(one_line(warning), title="Saved, with a warning", severity="warning", markup=False)
         if not outcome.written and outcome.write.kind == "grade":  # asked over a grade the log has no more
@@ -159,6 +162,17 @@ class AppWrites(_Base):
             if outcome.write.then is not None:
                 outcome.write.then()
             self._check_source(wrote=True)
+
+    def _give_back(self, write: Write) -> str:
+        """A grade the writer refused (graded elsewhere since its question) made the draft of its session's screen
+        again, value, note and word, where one is open without a draft of its own: what the operator may do now."""
+        assert write.value is not None
+        for screen in self.screen_stack:
+            restore = getattr(screen, "restore_refused", None)
+            if getattr(screen, "session_id", None) == write.session_id and restore is not None:
+                if restore(write.value, write.note, write.outcome):
+                    return f"{fmt_grade(write.value)} is your draft again: c asks to replace the grade in force."
+        return f"The session shows the grade in force now: type {fmt_grade(write.value)} again to replace it."
 
     def on_write_lock_wait(self, event: WriteLockWait) -> None:
         """The writer waits for another writer's lock to apply `event.write`: the title bar says so at once (not

@@ -40,9 +40,8 @@ def append_event(
         except GradeConflict:  # graded elsewhere since the question: it would replace a grade the operator never saw
             said = (
                 f"Grade {grade_words(write.value)} for {sid} not saved: its grade changed after you were asked to "
-                "replace it (graded elsewhere); nothing was written. The session shows the grade in force now: "
-                "commit again to replace it."
-            )
+                "replace it (graded elsewhere); nothing was written."
+            )  # (the app says what the operator may do: AppWrites.on_write_applied)
             return WriteOutcome(write, False, said), None
         write.before_own = appended.before_own  # (first: `expected_person` reads it once `line` is set)
         write.line, write.before = appended.record.line, appended.before_value

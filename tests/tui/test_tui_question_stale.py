@@ -110,3 +110,26 @@ async def test_a_grade_asked_over_one_refused_is_refused_too(
             await wait_until(pilot, lambda: app.writes.pending == 0)
         await settle(pilot)
         assert grades(ws_root) == [("s4", 0.4), ("s4", 0.25)]
+
+
+async def test_a_refused_grade_comes_back_as_the_draft_with_its_note(app: LessonCreditApp, ws_root: Path) -> None:
+    """The refusal said "commit again", but the draft and its note were gone: `c` answered "No draft grade to
+    commit", and the note had to be typed again. The refused grade is the session's draft again, note and all."""
+    async with app.run_test(size=(120, 40)) as pilot:
+        detail = await open_s4(pilot)
+        question = await asked(pilot, "7", "e", *"flaky ci", "enter", "c")
+        assert question.question == "Replace the grade 0.4 of s4 with 0.7?"
+        Workspace(ws_root).append_grade("s4", 0.25, grader="manual")
+        await pilot.press("y")
+        await settle(pilot)
+        assert grades(ws_root) == [("s4", 0.4), ("s4", 0.25)]
+        said = [t for t in toasts(app) if "not saved" in t.lower()]
+        assert said and said[0].endswith("0.7 is your draft again: c asks to replace the grade in force."), said
+        assert detail.draft == 0.7
+        await wait_until(pilot, lambda: detail.committed() == 0.25)
+        question = await asked(pilot, "c")  # no grade typed again
+        assert question.question == "Replace the grade 0.25 of s4 with 0.7?"
+        await pilot.press("y")
+        await settle(pilot)
+        assert grades(ws_root) == [("s4", 0.4), ("s4", 0.25), ("s4", 0.7)]
+        assert log_lines(ws_root)[-1].get("note") == "flaky ci"

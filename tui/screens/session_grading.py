@@ -131,6 +131,14 @@ class GradingKeys(_Base):
 
         await self.app.push_screen(ConfirmCommit(*asked, on_answer=answered))
 
+    def restore_refused(self, value: float, note: str | None, word: str | None) -> bool:
+        """A grade of this session's that the writer refused (its grade changed after the question) back as the
+        draft, with its note and word, unless another draft is open: `c` then asks over the grade in force."""
+        if self.draft is not None:
+            return False
+        self._set_draft(value, word, note)
+        return True
+
     def _queue_commit(
         self, value: float, note: str | None, word: str | None, person: float | None, asked_line: int | None = None
     ) -> None:
