@@ -326,19 +326,25 @@ def not_a_workspace(root: Path) -> str:
 
 
 def open_workspace(
-    args: argparse.Namespace, *, progress: bool = True, writes: bool = False, one_event: bool = True
+    args: argparse.Namespace,
+    *,
+    progress: bool = True,
+    writes: bool = False,
+    one_event: bool = True,
+    anywhere: bool = False,
 ) -> Workspace:
     """The workspace a command works on, its store chosen by `Workspace` (--store, else
     $LESSON_CREDIT_STORE, else config.toml's [store] url, else the JSONL file). `progress`: a long
     read says how far it has come on stderr, when that is a terminal (not for the dashboard, which
-    draws the terminal itself). A folder that is not a workspace (`is_workspace`; the file store) is
-    refused, whatever the command: it has nothing there to read, and a write would start a second log. A
+    draws the terminal itself). A folder that is not a workspace (`is_workspace`) is refused, whatever the
+    command and the store: it has nothing there to read, a write would start a second log, and a read on a
+    database would leave its caches there, which made the folder a workspace (`anywhere`: `store pull`, which
+    reads the database only and writes the file it is given). A
     write command that logs `one_event` (record, grade, undo) has succeeded once it is stored, whatever fails
     after it (cli/process.py `stored`); not the dashboard (many writes, each reported by its write queue) nor an
     export (what it was asked to write is a file, not the foreign update it logs first)."""
     first = "lesson_credit.core.workspace" not in sys.modules
     with gc_paused():  # the engine's modules (see `_frozen`)
-        from lesson_credit.core.log.eventstore import JsonlStore
         from lesson_credit.core.workspace import Workspace
 
         if first:  # before the collector runs again: its next collection would walk all the imports made
@@ -348,6 +354,8 @@ def open_workspace(
     root = Path(args.workspace)
     if not root.is_dir():
         raise CliError(f"workspace {root} is a file, not a folder" if root.exists() else f"workspace not found: {root}")
+    if not anywhere and not is_workspace(root):  # before anything is read (or a cache saved, a database opened)
+        raise CliError(not_a_workspace(root))
     ws = Workspace(
         root,
         allow_outside_journals=getattr(args, "allow_outside", False),
@@ -356,8 +364,6 @@ def open_workspace(
         written_by=getattr(args, "written_by", None),
         **({"clock": args.clock} if getattr(args, "clock", None) is not None else {}),
     )
-    if isinstance(ws.log, JsonlStore) and not is_workspace(root):  # before anything is read (or a cache saved)
-        raise CliError(not_a_workspace(root))
     if progress and sys.stderr.isatty():  # (with stderr closed, `main` made it /dev/null)
         ws.on_read_progress(ProgressLine(sys.stderr))
     return ws

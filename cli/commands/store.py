@@ -72,7 +72,7 @@ def cmd_store_pull(args: argparse.Namespace) -> int:
     from lesson_credit.core.base.numbers import listed
     from lesson_credit.core.log.eventstore import export_log
 
-    ws = open_workspace(args)
+    ws = open_workspace(args, anywhere=True)  # (the database read, the file given written: nothing here)
     store = _database(ws.log, "pull")
     upto = store.size()
     count = export_log(store.raw_lines(), Path(args.file))

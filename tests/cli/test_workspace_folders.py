@@ -87,8 +87,9 @@ READERS = (
     ("select", "--context", "journal.md"), ("prune", "--dry-run"), ("prune",), ("loo", "--no-write"), ("loo",),
     ("lint",), ("lint", "--json"), ("agreement",), ("grade", "s1", "1"), ("undo", "s1"),
     ("record", "--session-id", "s1", "--journal", "journal.md", "--lessons"),
-    ("import-gptme", "bandit-state.json"), ("export-gptme", "out.json"), ("store", "pull", "pulled.jsonl"),
+    ("import-gptme", "bandit-state.json"), ("export-gptme", "out.json"), ("store", "push"),
 )  # fmt: skip
+# (`store pull` reads a database and writes the file it is given, from any folder: tests/pg)
 
 
 def test_every_command_that_reads_a_workspace_refuses_a_folder_that_is_not_one(

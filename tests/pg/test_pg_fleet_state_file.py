@@ -104,3 +104,24 @@ def test_a_file_behind_while_another_agent_holds_the_lock_says_nothing_false(
         code, _, err = run(capsys, "status", "-w", str(alpha), "--store", pg_url)
     assert code == 0 and "bandit-state.json" not in err, err
     assert _git_arm(alpha)["total_selections"] == 1  # left for the next status
+
+
+def test_a_folder_that_is_not_a_workspace_is_refused_on_a_database_too(
+    tmp_path: Path, pg_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--store URL status` in an empty folder printed an empty table and left the database's caches there
+    (state/lesson-thompson/.cache), which made the folder a workspace: a plain `record` there then started a
+    second log. Refused as on the file store, nothing written; `store pull`, which writes only the file it is
+    given, still runs from anywhere."""
+    alpha = make_workspace(tmp_path / "alpha")
+    _record(capsys, alpha, pg_url, "s1", "alpha")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for argv in (["status"], ["sessions"], ["select", "--context", str(alpha / "j.txt"), "--dry-run"]):
+        code, out, err = run(capsys, *argv, "-w", str(empty), "--store", pg_url)
+        assert (code, out) == (1, "") and "is not a lesson-credit workspace" in err, (argv, err)
+    assert list(empty.iterdir()) == []
+    pulled = tmp_path / "pulled.jsonl"
+    code, _, err = run(capsys, "store", "pull", str(pulled), "-w", str(empty), "--store", pg_url)
+    assert code == 0, err
+    assert '"s1"' in pulled.read_text() and list(empty.iterdir()) == []
