@@ -359,24 +359,13 @@ class LessonCreditApp(AppNavigation, AppWrites, App[None]):
 
     def _report_problems(self, problems: Problems) -> None:
         """Notify each problem once; the affected lesson or session says what is wrong itself."""
-        if problems.log_missing is not None and self._first_time(f"missing:{problems.log_missing}"):
-            self.notify(
-                one_line(problems.log_missing),
-                title="The event log is missing or empty",
-                severity="warning",
-                markup=False,
-            )
-        if problems.records_missing is not None and self._first_time(f"records:{problems.records_missing}"):
-            self.notify(
-                one_line(problems.records_missing),
-                title="The gptme-sessions records are missing",
-                severity="warning",
-                markup=False,
-            )
-        if problems.config is not None and self._first_time(f"config:{problems.config}"):
-            self.notify(
-                one_line(problems.config), title="config.toml could not be read", severity="warning", markup=False
-            )
+        for said, kind, title in (
+            (problems.log_missing, "missing", "The event log is missing or empty"),
+            (problems.records_missing, "records", "The gptme-sessions records are missing"),
+            (problems.config, "config", "config.toml could not be read"),
+        ):
+            if said is not None and self._first_time(f"{kind}:{said}"):
+                self.notify(one_line(said), title=title, severity="warning", markup=False)
         log = [p for p in problems.log if self._first_time(f"log:{p}")]
         lessons = [p for p in problems.lessons if self._first_time(f"lesson:{p}")]
         if log:

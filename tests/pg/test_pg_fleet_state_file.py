@@ -24,6 +24,14 @@ def _record(capsys: pytest.CaptureFixture[str], root: Path, url: str, sid: str, 
     assert code == 0, err
 
 
+def _fleet(tmp_path: Path, url: str, capsys: pytest.CaptureFixture[str]) -> Path:
+    """alpha's workspace, whose file is behind: alpha recorded s1, then bravo s2 (in a workspace of its own)."""
+    alpha, bravo = make_workspace(tmp_path / "alpha"), make_workspace(tmp_path / "bravo")
+    _record(capsys, alpha, url, "s1", "alpha")
+    _record(capsys, bravo, url, "s2", "bravo")
+    return alpha
+
+
 def _git_arm(root: Path) -> dict[str, float]:
     arm: dict[str, float] = json.loads((root / STATE).read_text())["arms"][GIT]
     return arm
@@ -32,9 +40,7 @@ def _git_arm(root: Path) -> dict[str, float]:
 def test_a_file_behind_what_other_agents_recorded_is_brought_up_to_date_without_a_warning(
     tmp_path: Path, pg_url: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    alpha, bravo = make_workspace(tmp_path / "alpha"), make_workspace(tmp_path / "bravo")
-    _record(capsys, alpha, pg_url, "s1", "alpha")
-    _record(capsys, bravo, pg_url, "s2", "bravo")
+    alpha = _fleet(tmp_path, pg_url, capsys)
     assert _git_arm(alpha)["total_selections"] == 1  # alpha's file: written before bravo's record
     code, _, err = run(capsys, "status", "-w", str(alpha), "--store", pg_url)
     assert code == 0, err
@@ -47,9 +53,7 @@ def test_a_file_behind_what_other_agents_recorded_is_brought_up_to_date_without_
 def test_a_file_another_tool_changed_is_still_said(
     tmp_path: Path, pg_url: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    alpha, bravo = make_workspace(tmp_path / "alpha"), make_workspace(tmp_path / "bravo")
-    _record(capsys, alpha, pg_url, "s1", "alpha")
-    _record(capsys, bravo, pg_url, "s2", "bravo")
+    alpha = _fleet(tmp_path, pg_url, capsys)
     state = json.loads((alpha / STATE).read_text())
     state["arms"][GIT]["alpha"] = 7.5  # gptme's bandit (or a person) moved it
     (alpha / STATE).write_text(json.dumps(state))
@@ -62,9 +66,7 @@ def test_lint_finds_no_fault_in_a_file_behind_other_agents(
     tmp_path: Path, pg_url: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """lint's stale-bandit-state warning said the same of every agent's file whenever another agent recorded."""
-    alpha, bravo = make_workspace(tmp_path / "alpha"), make_workspace(tmp_path / "bravo")
-    _record(capsys, alpha, pg_url, "s1", "alpha")
-    _record(capsys, bravo, pg_url, "s2", "bravo")
+    alpha = _fleet(tmp_path, pg_url, capsys)
     code, out, err = run(capsys, "lint", "-w", str(alpha), "--store", pg_url)
     assert "stale-bandit-state" not in out + err, out
     assert _git_arm(alpha)["total_selections"] == 1  # lint reads; the next write or status rewrites it
@@ -97,9 +99,7 @@ def test_a_file_behind_while_another_agent_holds_the_lock_says_nothing_false(
 ) -> None:
     """status said "another writer holds the log's lock, and its write rewrites the file": another agent's write
     rewrites its own workspace's file, not this one. Behind, the file waits for the next status, without a word."""
-    alpha, bravo = make_workspace(tmp_path / "alpha"), make_workspace(tmp_path / "bravo")
-    _record(capsys, alpha, pg_url, "s1", "alpha")
-    _record(capsys, bravo, pg_url, "s2", "bravo")
+    alpha = _fleet(tmp_path, pg_url, capsys)
     with PgStore(pg_url, agent="bravo").locked():
         code, _, err = run(capsys, "status", "-w", str(alpha), "--store", pg_url)
     assert code == 0 and "bandit-state.json" not in err, err
