@@ -135,7 +135,7 @@ def build_parser(groups: Collection[str] | None = None, *, others: bool = True) 
             "warnings}: the event is logged, its credit and the posteriors after it are not known.\n\n"
             "Tables fit a terminal's width (or $COLUMNS, when set): long paths and ids shortened with an\n"
             "ellipsis, minor columns hidden with a note; a pipe or a file gets them in full. An answer taller\n"
-            "than the terminal (or $LINES) goes through $LESSON_CREDIT_PAGER, else $PAGER, else `less -FRX`\n"
+            "than the terminal (or $LINES) goes through $LESSON_CREDIT_PAGER, else $PAGER, else `less -FRXd`\n"
             "(--no-pager or an empty variable: none; never with --json, for a pipe or a file, or TERM=dumb).\n\n"
             "`lesson-credit help COMMAND` (or `COMMAND --help`) describes one command."
         ),

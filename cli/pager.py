@@ -3,7 +3,7 @@
 When stdout is a terminal (its own descriptor, whatever $COLUMNS says) and the command prints text (not --json,
 not the dashboard), what it writes on stdout is held until it ends. An answer that fits above the shell's next
 prompt (fewer rows than the terminal has, $LINES when set) is then printed as it would have been; a taller one is
-handed to the pager: `$LESSON_CREDIT_PAGER`, else `$PAGER`, else `less -FRX` (a command and its options, split as
+handed to the pager: `$LESSON_CREDIT_PAGER`, else `$PAGER`, else `less -FRXd` (a command and its options, split as
 a shell splits them, not run by one; `$LESS` is `FRX` for it when unset, as git sets it). `--no-pager`, or an
 empty variable, prints every answer as before; a pager that cannot be started does too.
 
@@ -22,13 +22,14 @@ import sys
 from collections.abc import Iterator
 from typing import TextIO
 
-DEFAULT_PAGER = ["less", "-FRX"]
+DEFAULT_PAGER = ["less", "-FRXd"]  # (-d: no "terminal is not fully functional", waiting for RETURN)
 PAGER_VARIABLES = ("LESSON_CREDIT_PAGER", "PAGER")  # the first one set decides (empty: no pager)
 
 
 def pager_command(environ: dict[str, str] | os._Environ[str] | None = None) -> list[str]:
     """The pager's command line: the first of `PAGER_VARIABLES` set (nothing, when it is empty or cannot be split),
-    else `less -FRX`, unless $TERM is unset or `dumb` (less would warn that the terminal is not fully functional
+    else `less -FRXd` (-d: a $TERM without a terminfo entry is no warning to press RETURN at), unless $TERM is
+    unset or `dumb` (less would warn that the terminal is not fully functional
     and wait for RETURN: nothing then)."""
     import shlex
 

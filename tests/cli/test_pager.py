@@ -169,7 +169,8 @@ def test_rows_a_line_takes_and_the_pager_chosen() -> None:
     assert rows_taken("a\nb\n\n", 80) == 3  # an empty line takes its row
     assert rows_taken("x" * 80 + "\n", 80) == 1 and rows_taken("x" * 81 + "\n", 80) == 2
     assert rows_taken("\u6f22" * 41, 80) == 2  # 82 cells: a wide character takes two
-    assert pager_command({"TERM": "xterm-256color"}) == ["less", "-FRX"]
+    # -d: a $TERM without a terminfo entry (xterm-kitty over ssh) made less warn and wait for RETURN
+    assert pager_command({"TERM": "xterm-256color"}) == ["less", "-FRXd"]
 
 
 def test_a_dumb_terminal_gets_no_default_pager() -> None:
