@@ -164,14 +164,19 @@ class AppWrites(_Base):
             self._check_source(wrote=True)
 
     def _give_back(self, write: Write) -> str:
-        """A grade the writer refused (graded elsewhere since its question) made the draft of its session's screen
-        again, value, note and word, where one is open without a draft of its own: what the operator may do now."""
+        """A grade the writer refused (graded elsewhere since its question) made the draft of its session's topmost
+        screen again, value, note and word, where one is open without a draft of its own and no later grade of the
+        session is queued (that one is said: it is refused in turn, and given back): what the operator may do now."""
         assert write.value is not None
-        for screen in self.screen_stack:
+        later = [w for w in self.writes.not_written() if w is not write and w.kind == "grade"]
+        if later := [w for w in later if w.session_id == write.session_id and w.value is not None]:
+            return f"Your grade {fmt_grade(later[-1].value)} typed after it waits (it was asked over this one)."
+        for screen in reversed(self.screen_stack):  # (the topmost screen of the session: the one the operator sees)
             restore = getattr(screen, "restore_refused", None)
             if getattr(screen, "session_id", None) == write.session_id and restore is not None:
                 if restore(write.value, write.note, write.outcome):
                     return f"{fmt_grade(write.value)} is your draft again: c asks to replace the grade in force."
+                break
         return f"The session shows the grade in force now: type {fmt_grade(write.value)} again to replace it."
 
     def on_write_lock_wait(self, event: WriteLockWait) -> None:

@@ -133,3 +133,49 @@ async def test_a_refused_grade_comes_back_as_the_draft_with_its_note(app: Lesson
         await settle(pilot)
         assert grades(ws_root) == [("s4", 0.4), ("s4", 0.25), ("s4", 0.7)]
         assert log_lines(ws_root)[-1].get("note") == "flaky ci"
+
+
+async def test_of_two_refused_grades_the_later_one_is_the_draft(
+    app: LessonCreditApp, ws_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`7 c y`, then `9 c y` while the first waits for the lock, another process's 0.25 logged before: both are
+    refused. The 0.7 came back as the draft (none was open then: the 0.9 was queued), and the 0.9 found it there:
+    "type 0.9 again". The later grade, what the operator meant last, is the draft."""
+    monkeypatch.setenv("LESSON_CREDIT_LOCK_TIMEOUT", "600")
+    async with app.run_test(size=(120, 40)) as pilot:
+        detail = await open_s4(pilot)
+        await asked(pilot, "7", "c")
+        Workspace(ws_root).append_grade("s4", 0.25, grader="manual")
+        with LockHolder(ws_root / "state" / "lesson-thompson" / "sessions.jsonl.lock") as holder:
+            await pilot.press("y")
+            await asked(pilot, "9", "c")
+            await pilot.press("y")
+            holder.release()
+            await wait_until(pilot, lambda: app.writes.pending == 0)
+        await settle(pilot)
+        assert grades(ws_root) == [("s4", 0.4), ("s4", 0.25)]
+        assert detail.draft == 0.9
+
+
+async def test_a_refused_grade_comes_back_on_the_screen_the_operator_sees(
+    app: LessonCreditApp, ws_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two screens of s4 on the stack (What-if's `:s4` opens another over it): the refused grade went to the
+    hidden one, and `c` on the one shown answered "No draft grade to commit"."""
+    from textual.screen import Screen
+
+    monkeypatch.setenv("LESSON_CREDIT_LOCK_TIMEOUT", "600")
+    async with app.run_test(size=(120, 40)) as pilot:
+        first = await open_s4(pilot)
+        await asked(pilot, "7", "c")
+        Workspace(ws_root).append_grade("s4", 0.25, grader="manual")
+        with LockHolder(ws_root / "state" / "lesson-thompson" / "sessions.jsonl.lock") as holder:
+            await pilot.press("y")
+            await app.push_screen(Screen())
+            top = SessionDetailScreen(app.source, "s4")
+            await app.push_screen(top)
+            await pilot.pause()
+            holder.release()
+            await wait_until(pilot, lambda: app.writes.pending == 0)
+        await settle(pilot)
+        assert (top.draft, first.draft) == (0.7, None)
