@@ -281,12 +281,15 @@ class WorkspaceBase:
         used, path = (said.get("sessions"), said.get("path")) if isinstance(said, dict) else (None, None)
         if not isinstance(used, int) or isinstance(used, bool) or used <= 0 or not isinstance(path, str):
             return None
-        now, missing = self.records_shown(), not os.path.lexists(self.session_records.path)
+        now, read = self.records_shown(), self.session_records.path
+        named = Path(path).expanduser()
+        same = now == path or _same_file(named if named.is_absolute() else self.root / named, read)
+        missing = not os.path.exists(read)  # (a link to nothing too)
         empty = not missing and not self.session_records.has_records()
-        if not missing and not empty and (now == path or len(self.data().scores().external_rows)):
+        if not missing and not empty and (same or len(self.data().scores().external_rows)):
             return None
-        if now == path:
-            why = "it is missing" if missing else "it holds no record"
+        if same:
+            why = "it is missing" if missing else "no record can be read from it"
         else:
             state = "missing" if missing else "holding no record" if empty else "no session taking a reward from it"
             why = f"{now} is read now, {state}: $GPTME_SESSIONS_DIR or config.toml's [records] path names another"
@@ -369,3 +372,12 @@ def choose_store(
         assert isinstance(store, PgStore)
         store.written_by = written_by
     return store
+
+
+def _same_file(one: Path, other: Path) -> bool:
+    """Whether two paths name one file (a link, `..`, a relative $GPTME_SESSIONS_DIR): by the file when both are
+    there, else by their resolved paths."""
+    try:
+        return os.path.samefile(one, other)
+    except OSError:
+        return os.path.realpath(one) == os.path.realpath(other)

@@ -55,7 +55,7 @@ def test_an_emptied_records_file_is_said_so(tmp_path: Path) -> None:
     assert _record(root, "s3")[0] == 0
     (root / RECORDS).write_text("")
     code, _, err = run_cli("status", "-w", str(root))
-    assert code == 0 and "holds no record" in err and "left as it is" in err, err
+    assert code == 0 and "(no record can be read from it)" in err and "left as it is" in err, err
 
 
 def test_another_records_file_named_by_the_environment_is_said(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -111,3 +111,29 @@ def test_a_reward_priority_that_puts_the_judge_last_leaves_nothing_frozen(tmp_pa
     assert code == 0 and "gptme-sessions records" not in err, err
     # the judge's scores out of force: s1 and s2 pending; alpha 1 + 0.5, beta 1 + 0.5
     assert _arm(root)[:2] == pytest.approx((1.5, 1.5))
+
+
+def test_the_same_records_file_named_by_another_path_is_the_same_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """$GPTME_SESSIONS_DIR naming the workspace's own records folder through a link: the same file, read. With the
+    judge's scores out of force (a priority without it), no session took a reward from it, and the paths' text
+    differing was taken for another file: the state file froze."""
+    root = judged_workspace(tmp_path)
+    assert _record(root, "s3")[0] == 0
+    (root / "state/lesson-thompson/config.toml").write_text('[rewards]\npriority = ["human", "heuristic"]\n')
+    link = tmp_path / "link"
+    link.symlink_to(root)
+    monkeypatch.setenv("GPTME_SESSIONS_DIR", str(link / RECORDS.parent))
+    code, _, err = run_cli("status", "-w", str(root))
+    assert code == 0 and "gptme-sessions records" not in err, err
+    assert _arm(root)[:2] == pytest.approx((1.5, 1.5))  # s1, s2 pending under that priority: s3's 0.5 alone
+
+
+def test_a_records_link_to_nothing_is_missing(tmp_path: Path) -> None:
+    root = judged_workspace(tmp_path)
+    assert _record(root, "s3")[0] == 0
+    (root / RECORDS).unlink()
+    (root / RECORDS).symlink_to(tmp_path / "gone.jsonl")
+    code, _, err = run_cli("status", "-w", str(root))
+    assert code == 0 and "(it is missing)" in err and "left as it is" in err, err
