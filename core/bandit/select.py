@@ -16,7 +16,7 @@ import numpy.typing as npt
 from lesson_credit.core.bandit.fold import Posterior
 from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.library.lessons import Lesson
-from lesson_credit.core.library.patterns import pattern_matches
+from lesson_credit.core.library.patterns import PATTERN_MAX_PER_LESSON, pattern_matches
 from lesson_credit.core.library.salience import KeywordMatcher, counted_keys
 from lesson_credit.core.log.events import SELECTION
 from lesson_credit.core.model import beta as beta_mod
@@ -103,7 +103,8 @@ def split_candidates(
     kept: list[Lesson] = []
     left_out: list[Lesson] = []
     for lesson, lesson_keys in zip(active, keys, strict=True):
-        if any(map(occurs, lesson_keys)) or any(pattern_matches(pattern, context) for pattern in lesson.patterns):
+        tried = lesson.patterns[:PATTERN_MAX_PER_LESSON]  # (lint names those past it)
+        if any(map(occurs, lesson_keys)) or any(pattern_matches(pattern, context) for pattern in tried):
             (kept if for_category(lesson, category) else left_out).append(lesson)
     return kept, left_out
 

@@ -29,7 +29,7 @@ from lesson_credit.core.library.gptme_reading import (
     shown_value,
     str_list,
 )
-from lesson_credit.core.library.patterns import PatternError, compile_pattern
+from lesson_credit.core.library.patterns import PATTERN_MAX_PER_LESSON, PatternError, compile_pattern, patterns_past_cap
 
 STATUSES = ("active", "automated", "deprecated", "archived")
 MISSING = "missing"  # status shown for arms in the log that the library does not have
@@ -360,14 +360,10 @@ def lesson_file_ids(workspace: Path, allow_outside: bool = False) -> list[str]:
     return sorted({lesson_id for root in roots if root.is_dir() for _, lesson_id in _lesson_files(root)})
 
 
-LESSON_CACHE_VERSION = 10  # 10: a keyword over 100 characters said ignored (lint);
-# 9: a lesson's wildcard keywords past its first 16 said ignored (lint);
-# 8: frontmatter text in reasons cut to 40 characters; session_categories as a mapping or set: its keys or items;
-# 7: match.session_categories;
-# 6: what gptme reads otherwise (a byte order mark, a keywords mapping) is said;
-# 5: keyword entries that are not text are dropped (reported), not an error or text;
-# 4: a file's ctime and content digest; 3: patterns too big to compile and wildcards of too many parts are
-# problems; 2: partial frontmatter failures and CR-only files are problems
+LESSON_CACHE_VERSION = 11  # what its reasons say: 11 patterns past a lesson's first 16 ignored; 10 keywords over
+# 100 characters; 9 wildcards past a lesson's first 16; 8 frontmatter text cut to 40 characters, session_categories
+# as a mapping or set; 7 match.session_categories; 6 what gptme reads otherwise; 5 keyword entries not text; 4 a
+# file's ctime and digest; 3 patterns too big, wildcards of too many parts; 2 partial frontmatter, CR-only files
 LESSON_CACHE_MAGIC = b"lesson-credit lessons 8\n"
 RACY_NS = 2_000_000_000  # a file changed this close to the cache's write is checked by content (coarse clocks)
 LESSON_CACHE_MAX_BYTES = 256 * 1024 * 1024  # a bigger lesson cache is refused by its size, never read
@@ -396,12 +392,12 @@ def _read_lesson_file(file: Path, lesson_id: str, raw: bytes | None = None) -> t
     reasons += [why for keyword in lesson.keywords if (why := keyword_problem(keyword.strip()))]
     if beyond := wildcards_beyond(lesson.keywords):
         reasons.append(past_cap_reason(beyond))
-    for pattern in lesson.patterns:
+    for pattern in lesson.patterns[:PATTERN_MAX_PER_LESSON]:
         try:
             compile_pattern(pattern)
         except PatternError as exc:
             reasons.append(f"{exc}; pattern ignored")
-    return lesson, reasons
+    return lesson, reasons + ([why] if (why := patterns_past_cap(lesson.patterns)) else [])
 
 
 def _kind(broken: bool, reason: str) -> str:

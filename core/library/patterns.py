@@ -11,6 +11,7 @@ alone, and a pattern over `PATTERN_MAX_SIZE` is refused before it is compiled.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -18,6 +19,19 @@ from lesson_credit.core.base.errors import UserError
 
 PATTERN_TIMEOUT_S = 0.05
 PATTERN_MAX_SIZE = 10_000  # elements once counted repeats are expanded (~0.5 KB each compiled)
+# Patterns one lesson has tried (the first ones, in its order): each may take PATTERN_TIMEOUT_S of a `select`
+# before it counts as no match, so 200 of `^(a|a)*$` took 16 s (gptme's own lessons have none)
+PATTERN_MAX_PER_LESSON = 16
+
+
+def patterns_past_cap(patterns: Sequence[str]) -> str | None:
+    """Why a lesson's patterns past its first PATTERN_MAX_PER_LESSON are not tried (one line), or None."""
+    if (beyond := len(patterns) - PATTERN_MAX_PER_LESSON) <= 0:
+        return None
+    each = f"each up to {PATTERN_TIMEOUT_S} s of a select"
+    return f"{beyond} pattern{'s' if beyond > 1 else ''} past the first {PATTERN_MAX_PER_LESSON} ({each}); ignored"
+
+
 _COUNT = re.compile(r"\{\s*(\d*)\s*(?:,\s*(\d*)\s*)?\}")
 _X_FLAG = re.compile(r"\(\?[a-zA-Z-]*x")  # an inline flag that may turn verbose mode on (or off)
 _SCOPED = re.compile(r"\(\?([a-zA-Z]*)(?:-([a-zA-Z]*))?:")  # a group's own flags: (?x:...), (?-x:...)

@@ -81,7 +81,7 @@ def past_cap_reason(beyond: int, over: str = "journal") -> str:
     )
 
 
-_PAST_CAP = re.compile(r"(\d+) wildcard keywords? past the first ")
+_PAST_CAP = re.compile(r"(\d+) (?:wildcard keywords?|patterns?) past the first ")  # (and patterns.patterns_past_cap)
 
 
 def keywords_of_reason(reason: str) -> int:

@@ -20,6 +20,7 @@ from lesson_credit.core.library.wildcard import (
     WILDCARD_MAX_PARTS,
     WILDCARD_MAX_PER_LESSON,
     keyword_problem,
+    keywords_of_reason,
 )
 from tests.robustness.hostile_helpers import make_ws
 from tests.support.cli_run import run_process
@@ -162,3 +163,26 @@ def test_a_keyword_too_long_is_not_matched() -> None:
     assert salience("alpha " + "a" * 1_000, ["alpha", long]) == 1.0
     real = "documentation file consuming excessive context tokens"  # gptme's own lessons' longest keyword: 53
     assert KeywordMatcher([real]).scan(f"the {real} again").occurs(real)
+
+
+def test_patterns_past_a_lessons_first_16_are_not_tried_and_are_said(tmp_path: Path) -> None:
+    """Each pattern may take 0.05 s of a select before it counts as no match: 200 of `^(a|a)*$` in one lesson
+    took 16 s (review). A lesson's patterns past its first 16 are not tried, and lint names how many."""
+    from lesson_credit.core.bandit.select import candidates
+    from lesson_credit.core.library.lessons import load_library
+    from lesson_credit.core.library.patterns import PATTERN_MAX_PER_LESSON
+
+    patterns = [f"never{i}" for i in range(PATTERN_MAX_PER_LESSON)] + ["late", "later"]
+    listed = "".join(f"\n    - '{p}'" for p in patterns)
+    path = tmp_path / "lessons" / "p.md"
+    path.parent.mkdir(parents=True)
+    path.write_text(f"---\nmatch:\n  keywords: [zzz]\n  patterns:{listed}\nstatus: active\n---\n# P\n")
+    library = load_library(tmp_path)
+    (problem,) = library.problems
+    assert problem.reason == "2 patterns past the first 16 (each up to 0.05 s of a select); ignored"
+    assert keywords_of_reason(problem.reason) == 2  # lint's headline counts both
+    assert candidates(library.lessons, "a late note") == []  # the 17th pattern, `late`, would match: not tried
+    path.write_text(path.read_text().replace("never0", "late"))
+    assert [lesson.id for lesson in candidates(load_library(tmp_path).lessons, "a late note")] == [
+        "p.md"
+    ]  # the first pattern matches: tried
