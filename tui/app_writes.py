@@ -165,16 +165,14 @@ class AppWrites(_Base):
 
     def _give_back(self, write: Write) -> str:
         """A grade the writer refused (graded elsewhere since its question) made the draft of its session's topmost
-        screen again, value, note and word, where one is open without a draft of its own and no later grade of the
-        session is queued (that one is said: it is refused in turn, and given back): what the operator may do now."""
+        screen again, value, note and word, where one is open without a draft of the operator's own (one given back
+        from a grade typed before it is replaced: of two refused, the later is the draft, in whichever order their
+        refusals are read): what the operator may do now."""
         assert write.value is not None
-        later = [w for w in self.writes.not_written() if w is not write and w.kind == "grade"]
-        if later := [w for w in later if w.session_id == write.session_id and w.value is not None]:
-            return f"Your grade {fmt_grade(later[-1].value)} typed after it waits (it was asked over this one)."
         for screen in reversed(self.screen_stack):  # (the topmost screen of the session: the one the operator sees)
             restore = getattr(screen, "restore_refused", None)
             if getattr(screen, "session_id", None) == write.session_id and restore is not None:
-                if restore(write.value, write.note, write.outcome):
+                if restore(write.value, write.note, write.outcome, write.seq):
                     return f"{fmt_grade(write.value)} is your draft again: c asks to replace the grade in force."
                 break
         return f"The session shows the grade in force now: type {fmt_grade(write.value)} again to replace it."

@@ -140,7 +140,8 @@ async def test_of_two_refused_grades_the_later_one_is_the_draft(
 ) -> None:
     """`7 c y`, then `9 c y` while the first waits for the lock, another process's 0.25 logged before: both are
     refused. The 0.7 came back as the draft (none was open then: the 0.9 was queued), and the 0.9 found it there:
-    "type 0.9 again". The later grade, what the operator meant last, is the draft."""
+    "type 0.9 again". The later grade, what the operator meant last, is the draft, whether the writer has applied
+    the 0.9 when the 0.7's refusal is read or not (it failed in CI when it had: a rule on what was still queued)."""
     monkeypatch.setenv("LESSON_CREDIT_LOCK_TIMEOUT", "600")
     async with app.run_test(size=(120, 40)) as pilot:
         detail = await open_s4(pilot)

@@ -131,12 +131,18 @@ class GradingKeys(_Base):
 
         await self.app.push_screen(ConfirmCommit(*asked, on_answer=answered))
 
-    def restore_refused(self, value: float, note: str | None, word: str | None) -> bool:
+    given_back: tuple[int, float] | None = None  # (key order, value) of the refused grade last made the draft
+
+    def restore_refused(self, value: float, note: str | None, word: str | None, seq: int) -> bool:
         """A grade of this session's that the writer refused (its grade changed after the question) back as the
-        draft, with its note and word, unless another draft is open: `c` then asks over the grade in force."""
-        if self.draft is not None:
+        draft, with its note and word, unless another draft is open (one given back so, of a grade typed before
+        `seq` and not changed since, is replaced: the later grade is what the operator meant last): `c` then asks
+        over the grade in force."""
+        given = self.given_back
+        if self.draft is not None and not (given is not None and given[0] < seq and self.draft == given[1]):
             return False
         self._set_draft(value, word, note)
+        self.given_back = (seq, value)
         return True
 
     def _queue_commit(
