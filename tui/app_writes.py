@@ -110,7 +110,7 @@ class AppWrites(_Base):
                     with self.source.lock_waits(lock_wait):
                         outcome = self.writes.apply(self.source, write)
                 except Exception as exc:  # reported, not raised: the write waits and is tried again
-                    reason = lock_words(describe_failure(exc), self.source.lock_path, self.source.root)
+                    reason = lock_words(exc, self.source.root) or describe_failure(exc)
                     announce = partial(self.post_message, WriteWaiting(write, reason))
                     if not self.writes.retry_after_failure(write, reason, delay, announce):
                         self.post_message(WriteDiscarded(write))
@@ -275,22 +275,23 @@ class AppWrites(_Base):
         await self.push_screen(ConfirmScreen(question, detail, on_answer=answered))
 
 
-def lock_words(reason: str, lock: Path | None, root: Path) -> str:
-    """`reason` with the log's lock file, which the store's words name by its absolute path, named in words a
-    toast wraps between at 80 columns: its file name, then its folder in the workspace (`sessions.jsonl.lock in
-    state/lesson-thompson`; a folder outside it, from the home folder or absolute). The path cut mid-word read
-    badly; a reason that does not start with it (a database's) is kept as it is. Its "retry later" goes: the
-    dashboard tries the write again itself, as its warning says."""
-    if lock is None or not reason.startswith(f"{lock}: "):
-        return reason
-    folder = lock.parent
+def lock_words(exc: Exception, root: Path) -> str | None:
+    """A lock file another writer held past the wait (LockHeld), named in words a toast wraps between at 80
+    columns: its file name, then its folder in the workspace (`sessions.jsonl.lock in state/lesson-thompson`; a
+    folder outside it, from the home folder or absolute), where the store's message names its absolute path, cut
+    mid-word; without the store's "retry later" (the dashboard tries again itself, as its warning says). None
+    for anything else (a database's lock, which is no file: as the store says it)."""
+    from lesson_credit.core.base.files import LockHeld  # the engine's: not before the first frame
+
+    if not isinstance(exc, LockHeld) or exc.lock is None or exc.waited is None:
+        return None
+    folder = exc.lock.parent
     for base, shown in ((root, ""), (Path.home(), "~/")):
         with contextlib.suppress(ValueError):
             folder = Path(shown + str(folder.relative_to(base)))
             break
     where = "the workspace's folder" if str(folder) == "." else folder
-    said = reason[len(str(lock)) + 2 :].removesuffix(", retry later")  # (the dashboard tries again itself)
-    return f"{said} ({lock.name} in {where})"
+    return f"another writer held the lock for {exc.waited:g} s; nothing written ({exc.lock.name} in {where})"
 
 
 def _what(write: Write) -> str:

@@ -417,12 +417,6 @@ class WorkspaceSource:
             self._lock_waits.call = None
 
     @property
-    def lock_path(self) -> Path | None:
-        """The log's lock file (None: a database's lock, which is no file)."""
-        lock = getattr(self.workspace.log, "lock_path", None)
-        return lock if isinstance(lock, Path) else None
-
-    @property
     def root(self) -> Path:
         """The workspace's folder."""
         return self.workspace.root

@@ -43,7 +43,12 @@ class StoreUnavailable(TemporaryFailure, StoreError):
 
 
 class LockHeld(StoreUnavailable):
-    """Another writer held the log's lock longer than the wait: nothing was written by the block."""
+    """Another writer held the log's lock longer than the wait: nothing was written by the block. `lock`: the lock
+    file (None: a database's lock), `waited`: the seconds waited, for a caller that words it its own way."""
+
+    def __init__(self, message: str, lock: Path | None = None, waited: float | None = None) -> None:
+        super().__init__(message)
+        self.lock, self.waited = lock, waited
 
 
 class StoredUnread(StoreUnavailable):

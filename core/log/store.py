@@ -199,9 +199,8 @@ class EventLog:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             held.enter_context(exclusive_lock(lock_path, timeout))
         except LockTimeout:
-            raise LockHeld(
-                f"{self.lock_path}: another writer held the lock for {timeout:g} s; nothing written, retry later"
-            ) from None
+            said = f"{self.lock_path}: another writer held the lock for {timeout:g} s; nothing written, retry later"
+            raise LockHeld(said, self.lock_path, timeout) from None
         except OSError as exc:
             raise StoreError(_describe_os_error(exc, self.lock_path)) from None
         with held:  # leaving it releases the lock

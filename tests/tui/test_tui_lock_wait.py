@@ -12,6 +12,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets._toast import Toast
 
+from lesson_credit.core.base.files import LockHeld
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui import app as app_module
 from lesson_credit.tui import app_writes
@@ -97,13 +98,15 @@ def test_the_lock_is_named_from_the_workspace_in_whole_words(tmp_path: Path) -> 
     root = tmp_path / "ws"
     lock = root / LOCK
     said = f"{lock}: another writer held the lock for 30 s; nothing written, retry later"
-    assert lock_words(said, lock, root) == (
+    assert lock_words(LockHeld(said, lock, 30), root) == (
         "another writer held the lock for 30 s; nothing written (sessions.jsonl.lock in state/lesson-thompson)"
     )  # ("retry later" goes: the dashboard retries, as its warning says next)
     outside = Path("/srv/logs/sessions.jsonl.lock")  # a log outside the workspace: its folder whole
-    assert lock_words(f"{outside}: held", outside, root) == "held (sessions.jsonl.lock in /srv/logs)"
+    assert lock_words(LockHeld("held", outside, 30), root) == (
+        "another writer held the lock for 30 s; nothing written (sessions.jsonl.lock in /srv/logs)"
+    )
     database = "postgresql://db: another writer held the lock for 30 s; nothing written, retry later"
-    assert lock_words(database, None, root) == database  # no lock file: as the store says it
+    assert lock_words(LockHeld(database), root) is None  # no lock file: as the store says it
 
 
 def lock_timed_out_app(workspace: Workspace, ws_root: Path, monkeypatch: pytest.MonkeyPatch) -> LessonCreditApp:
