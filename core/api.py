@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # the same names for mypy (re-exported: pyproject.toml's over
     from lesson_credit.core.analysis.over_time import OverTime
     from lesson_credit.core.bandit.policy import POLICIES
     from lesson_credit.core.base.errors import LessonCreditError, WorkspaceError
-    from lesson_credit.core.base.files import StoredUnread, StoreError
+    from lesson_credit.core.base.files import LockHeld, StoredUnread, StoreError
     from lesson_credit.core.base.gc_pause import gc_paused
     from lesson_credit.core.base.numbers import counted, decimal, fixed, listed, signed, span
     from lesson_credit.core.base.shorten import cells, index_names, lesson_labels, shorten, shorten_lesson
@@ -76,7 +76,7 @@ _HOME: dict[str, str] = {
         "analysis.over_time": ("OverTime",),
         "bandit.policy": ("POLICIES",),
         "base.errors": ("LessonCreditError", "WorkspaceError"),
-        "base.files": ("StoreError", "StoredUnread"),
+        "base.files": ("LockHeld", "StoreError", "StoredUnread"),
         "base.numbers": ("counted", "decimal", "fixed", "listed", "signed", "span"),
         "base.shorten": ("cells", "index_names", "lesson_labels", "shorten", "shorten_lesson"),
         "grading": (

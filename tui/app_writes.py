@@ -281,7 +281,7 @@ def lock_words(exc: Exception, root: Path) -> str | None:
     folder outside it, from the home folder or absolute), where the store's message names its absolute path, cut
     mid-word; without the store's "retry later" (the dashboard tries again itself, as its warning says). None
     for anything else (a database's lock, which is no file: as the store says it)."""
-    from lesson_credit.core.base.files import LockHeld  # the engine's: not before the first frame
+    from lesson_credit.core.api import LockHeld  # the engine's: not before the first frame
 
     if not isinstance(exc, LockHeld) or exc.lock is None or exc.waited is None:
         return None
