@@ -13,7 +13,15 @@ from typing import Any
 import msgspec
 from msgspec import Struct
 
-from lesson_credit.core.bandit.interop import MAX_COUNT, ArmGone, InteropError, arm_number, file_sessions, shown_number
+from lesson_credit.core.bandit.interop import (
+    MAX_COUNT,
+    RECORDS_KEY,
+    ArmGone,
+    InteropError,
+    arm_number,
+    file_sessions,
+    shown_number,
+)
 from lesson_credit.core.base.sealed import seal, unseal
 from lesson_credit.core.log.events import EXPORT, FileNumbers
 
@@ -30,6 +38,7 @@ class Written(Struct, frozen=True):
     arms: dict[str, Counts]
     sessions: int | None
     created: str | None = None  # the file's `created` (gptme keeps it): another file in its place has its own
+    records: Any = None  # what the file named as its rewards' records (interop.RECORDS_KEY): gptme's save drops it
 
 
 def written_copy(payload: dict[str, Any]) -> bytes:
@@ -42,6 +51,8 @@ def written_copy(payload: dict[str, Any]) -> bytes:
     copy = {"arms": numbers, "total_sessions": file_sessions(payload), "created": created}
     if not isinstance(created, str):
         copy["created"] = None
+    if (records := payload.get(RECORDS_KEY)) is not None:
+        copy["records"] = records
     return seal(WRITTEN_MAGIC, msgspec.json.encode(copy))
 
 
@@ -49,14 +60,15 @@ def read_written_copy(data: bytes) -> Written:
     """The numbers `written_copy` sealed (or an older copy's, of arms only); ValueError when it is
     damaged or not one."""
     try:
-        created = None
+        created = records = None
         if data.startswith(OLD_WRITTEN_MAGIC):
             numbers, sessions = msgspec.json.decode(unseal(OLD_WRITTEN_MAGIC, data)), None
         else:
             copy = msgspec.json.decode(unseal(WRITTEN_MAGIC, data))
             numbers, sessions, created = copy["arms"], int(copy["total_sessions"]), copy.get("created")
+            records = copy.get("records")
         arms = {str(key): (float(a), float(b), int(n), int(r)) for key, (a, b, n, r) in numbers.items()}
-        return Written(arms, sessions, created if isinstance(created, str) else None)
+        return Written(arms, sessions, created if isinstance(created, str) else None, records)
     except (msgspec.DecodeError, TypeError, ValueError, AttributeError, KeyError) as exc:
         raise ValueError(f"not a copy of a state file ({exc})") from None
 

@@ -13,7 +13,7 @@ import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lesson_credit.core.bandit.config import (
     PENDING_OUTCOME,
@@ -272,12 +272,14 @@ class WorkspaceBase:
         set in one environment and not in another, `[records] path`) from which no session takes a reward. Those
         rewards are not in the log: a fold without them would rewrite gptme's numbers from other sources. (The
         file there with records, whatever its joins give now, is read: grades, priorities and joins move on.)
-        One line; None otherwise (the records back, or the state file deleted: the next write starts anew)."""
+        One line; None otherwise (the records back, or the state file deleted: the next write starts anew). A file
+        gptme's bandit saved since (without our keys) is taken as the copy of ours it grew from names."""
         if not os.path.lexists(self.state_path):
             return None
         from lesson_credit.core.bandit.interop import RECORDS_KEY, read_state
 
-        said = read_state(self.state_path).get(RECORDS_KEY)
+        file = read_state(self.state_path)
+        said = file[RECORDS_KEY] if RECORDS_KEY in file else self._records_of_copy(file)
         used, path = (said.get("sessions"), said.get("path")) if isinstance(said, dict) else (None, None)
         if not isinstance(used, int) or isinstance(used, bool) or used <= 0 or not isinstance(path, str):
             return None
@@ -298,6 +300,11 @@ class WorkspaceBase:
             f"gptme-sessions records in {path}, which are not read now ({why}): their rewards fall back to other "
             f"sources, and {self.state_path.name} is left as it is"
         )
+
+    def _records_of_copy(self, state: dict[str, Any]) -> Any:
+        """What the file of ours that `state` grew from named as its rewards' records (the copy of what we wrote:
+        gptme's bandit saves its own keys only). None here: no copy."""
+        return None
 
     def _has_evidence(self) -> bool:
         """Whether the log holds a session, a prior or increments (anything a fold takes)."""

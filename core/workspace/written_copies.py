@@ -189,7 +189,18 @@ class WrittenCopies(Analysis):
         since (the numbers an increments event logged from it saw, absolute: a `.cache` restored from
         before that event, or a copy not kept after it, never counts its increments twice)."""
         saved = self._reader.index.exports.saved(created, str(self.state_path))
-        return copy if saved is None else foreign.Written({**copy.arms, **saved.arms}, saved.sessions, created)
+        if saved is None:
+            return copy
+        return foreign.Written({**copy.arms, **saved.arms}, saved.sessions, created, copy.records)
+
+    def _records_of_copy(self, state: dict[str, Any]) -> Any:
+        """The records the copy of the file of ours that `state` grew from names (interop.RECORDS_KEY; None: no
+        copy, or it names none)."""
+        created = state.get("created")
+        if not isinstance(created, str) or self._copies_linked():
+            return None
+        copy = self._copy(self._copy_path(created))
+        return copy.records if copy is not None and copy.created == created else None
 
     def _seen(self, state: dict[str, Any]) -> FileNumbers | None:
         """What an increments event logged from the state file `state` says it saw there (`_saved` reads

@@ -137,3 +137,39 @@ def test_a_records_link_to_nothing_is_missing(tmp_path: Path) -> None:
     (root / RECORDS).symlink_to(tmp_path / "gone.jsonl")
     code, _, err = run_cli("status", "-w", str(root))
     assert code == 0 and "(it is missing)" in err and "left as it is" in err, err
+
+
+def _gptme_saves(root: Path) -> bytes:
+    """gptme's bandit saving the file it loaded with one session's update to a.md (reward 1: alpha + 1, one
+    selection and reward, total_sessions + 1), its own keys only: ours (the records the rewards came from) go."""
+    loaded = json.loads((root / STATE).read_text())
+    arm = loaded["arms"]["a.md"]
+    arm.update(alpha=arm["alpha"] + 1.0, total_selections=arm["total_selections"] + 1)
+    arm["total_rewards"] += 1
+    saved = {
+        "arms": loaded["arms"],
+        "total_sessions": loaded["total_sessions"] + 1,
+        "created": loaded["created"],
+        "last_updated": "2026-12-06T12:00:00+00:00",
+    }
+    (root / STATE).write_text(json.dumps(saved, indent=2) + "\n")
+    return (root / STATE).read_bytes()
+
+
+def test_a_records_file_gone_after_gptme_saved_the_file_is_still_said(tmp_path: Path) -> None:
+    """gptme's bandit saves what it loaded with its own keys only: the file no longer names the records its
+    rewards came from. The copy of the file we wrote (kept under its `created`) still does: with the records
+    gone, the file is left as it is (it was rewritten from the fold without the judge's scores)."""
+    root = judged_workspace(tmp_path)
+    assert _record(root, "s3")[0] == 0
+    saved = _gptme_saves(root)
+    (root / RECORDS).unlink()
+    code, _, err = run_cli("status", "-w", str(root))
+    said = "was written with the rewards of 2 sessions from the gptme-sessions records in " + str(RECORDS)
+    assert code == 0 and said in err and "is missing" in err, err
+    assert (root / STATE).read_bytes() == saved
+    write_judge_records(root)
+    code, _, err = run_cli("status", "-w", str(root))  # the records back: rewritten, gptme's session kept
+    assert code == 0 and "gptme-sessions records" not in err, err
+    # as the first test's 2.9, 2.1 (3 selections), with gptme's session: alpha + 1, one selection more
+    assert _arm(root) == pytest.approx((3.9, 2.1, 4))
