@@ -173,3 +173,28 @@ def test_a_records_file_gone_after_gptme_saved_the_file_is_still_said(tmp_path: 
     assert code == 0 and "gptme-sessions records" not in err, err
     # as the first test's 2.9, 2.1 (3 selections), with gptme's session: alpha + 1, one selection more
     assert _arm(root) == pytest.approx((3.9, 2.1, 4))
+
+
+def test_a_records_file_that_lost_records_is_said(tmp_path: Path) -> None:
+    """gptme-sessions never deletes a record (its rewrite is an upsert): a records file holding fewer records than
+    when bandit-state.json was written lost some (cut, or edited by hand), and the rewards they gave would fall
+    back to other sources in the next rewrite. Records added since are records moving on."""
+    root = judged_workspace(tmp_path)
+    assert _record(root, "s3")[0] == 0
+    written = (root / STATE).read_bytes()
+    assert json.loads(written)["lesson_credit_records"] == {"path": str(RECORDS), "sessions": 2, "records": 2}
+    (root / RECORDS).write_text(json.dumps({"session_id": "s1", "llm_judge_score": 0.8}) + "\n")  # s2's is gone
+    code, _, err = run_cli("status", "-w", str(root))
+    said = "was written with the rewards of 2 sessions from the gptme-sessions records in " + str(RECORDS)
+    assert code == 0 and said in err and "(it holds 1 record, 2 when the file was written)" in err, err
+    assert (root / STATE).read_bytes() == written
+    code, out, _ = run_cli("lint", "-w", str(root))
+    assert "records-missing" in out, out
+    rows = [("s1", 0.8), ("s2", 0.6), ("s9", 0.1)]  # both back, and one more (joined to no session)
+    (root / RECORDS).write_text("".join(json.dumps({"session_id": s, "llm_judge_score": j}) + "\n" for s, j in rows))
+    code, _, err = run_cli("status", "-w", str(root))
+    assert code == 0 and "gptme-sessions records" not in err, err
+    code, _, err = _record(root, "s4")  # the next write names the records as they are now
+    assert code == 0 and "gptme-sessions records" not in err, err
+    assert json.loads((root / STATE).read_text())["lesson_credit_records"]["records"] == 3
+    assert _arm(root) == pytest.approx((3.4, 2.6, 4))  # as in the first test: s1 0.8, s2 0.6, s3 and s4 0.5
