@@ -345,6 +345,12 @@ def open_workspace(
     export (what it was asked to write is a file, not the foreign update it logs first)."""
     first = "lesson_credit.core.workspace" not in sys.modules
     with gc_paused():  # the engine's modules (see `_frozen`)
+        # numpy first, a few frames deep: imported from inside the engine's imports (24 frames deeper), the
+        # bodies of numpy._typing's modules ran at the end of a 16 KB chunk of CPython 3.11's frame stack, and
+        # their calls mapped and unmapped a new chunk ~1,500 times (strace: 1,545 munmaps of 16 KB in a `record`,
+        # 2 from here; ~1,600 page faults). The engine imports numpy in any case.
+        import numpy  # noqa: F401
+
         from lesson_credit.core.workspace import Workspace
 
         if first:  # before the collector runs again: its next collection would walk all the imports made
