@@ -288,8 +288,9 @@ class WorkspaceBase:
         same = now == path or _same_file(named if named.is_absolute() else self.root / named, read)
         missing = not os.path.exists(read)  # (a link to nothing too)
         held = 0 if missing else len(self.session_records.file().records)
-        had = said.get("records")  # gptme-sessions never deletes a record (its rewrite is an upsert): fewer are lost
+        had = said.get("records")  # gptme-sessions never deletes a record (its rewrite is an upsert): fewer are lost,
         lost = same and held > 0 and isinstance(had, int) and not isinstance(had, bool) and held < had
+        lost = lost and len(self.data().scores().external_rows) < used  # and moved rewards if fewer sessions take one
         if not missing and held and not lost and (same or len(self.data().scores().external_rows)):
             return None
         if lost:

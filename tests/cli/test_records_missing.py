@@ -198,3 +198,17 @@ def test_a_records_file_that_lost_records_is_said(tmp_path: Path) -> None:
     assert code == 0 and "gptme-sessions records" not in err, err
     assert json.loads((root / STATE).read_text())["lesson_credit_records"]["records"] == 3
     assert _arm(root) == pytest.approx((3.4, 2.6, 4))  # as in the first test: s1 0.8, s2 0.6, s3 and s4 0.5
+
+
+def test_a_lost_record_that_gave_no_reward_leaves_nothing_frozen(tmp_path: Path) -> None:
+    """A record joined to no session gave no reward: losing it changes no number, and the file follows the log
+    (it froze, saying the rewards fell back to other sources)."""
+    root = judged_workspace(tmp_path)
+    rows = [("s1", 0.8), ("s2", 0.6), ("s9", 0.1)]  # s9: no session of the log
+    (root / RECORDS).write_text("".join(json.dumps({"session_id": s, "llm_judge_score": j}) + "\n" for s, j in rows))
+    assert _record(root, "s3")[0] == 0
+    assert json.loads((root / STATE).read_text())["lesson_credit_records"]["records"] == 3
+    write_judge_records(root)  # s1 and s2 only
+    code, _, err = _record(root, "s4")
+    assert code == 0 and "gptme-sessions records" not in err, err
+    assert _arm(root) == pytest.approx((3.4, 2.6, 4))  # s1 0.8, s2 0.6, s3 and s4 0.5 over Beta(1, 1)
