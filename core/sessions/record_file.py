@@ -26,7 +26,10 @@ from lesson_credit.core.model.sources import JUDGE
 from lesson_credit.core.sessions.records_path import RECORDS_FILE
 
 WEIGHTS_FILE = Path("state") / "grading-weights.json"
-RECORDS_MAX_BYTES = 64 * 1024 * 1024  # a file this big holds ~100k records; only its start is read
+RECORDS_MAX_BYTES = 64 * 1024 * 1024  # only a bigger file's start is read
+# Lines read: gptme-sessions writes every field of a record (1.3 KB at the least), so 64 MB of its records are
+# ~50,000; 2.3 million one-key lines took 2 GB and 40 s to read in every command.
+RECORDS_MAX_LINES = 100_000
 LINE_MAX_BYTES = 1024 * 1024  # one record; a longer line is reported, not parsed
 WEIGHTS_MAX_BYTES = 64 * 1024
 DEFAULT_WEIGHTS: dict[str, float] = {"productivity": 0.40, "alignment": 0.35, "harm": 0.25}  # gptme-sessions'
@@ -195,9 +198,13 @@ def parse_records(data: bytes) -> tuple[list[Record], list[RecordProblem], int]:
         return [], problems, count
     lines = data.split(b"\n")
     unfinished = lines[-1] != b""
+    read = 0
     for number, text in enumerate(lines, start=1):
         if not text.strip():
             continue
+        if (read := read + 1) > RECORDS_MAX_LINES:
+            problem(number, f"past the first {RECORDS_MAX_LINES:,} records' lines: this one and the rest are not read")
+            break
         if number == len(lines) and unfinished:
             problem(number, "unfinished last line (no newline); skipped")
             continue

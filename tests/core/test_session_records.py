@@ -13,6 +13,7 @@ import pytest
 
 from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.model.sources import HEURISTIC, HUMAN, JUDGE, OUTCOME
+from lesson_credit.core.sessions import record_file
 from lesson_credit.core.sessions.join import BY_ID, BY_PREFIX, BY_TIME, join_records
 from lesson_credit.core.sessions.record_file import Record, parse_records, read_records, read_weights
 from lesson_credit.core.sessions.records_path import records_path
@@ -348,3 +349,16 @@ def test_a_byte_order_mark_before_the_first_record_is_named_as_one() -> None:
     assert [r.session_id for r in records] == ["b"] and count == 1
     assert problems[0].line == 1
     assert problems[0].reason == "starts with a UTF-8 byte order mark (save the file without one); skipped"
+
+
+def test_lines_past_the_records_line_cap_are_not_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """2.3 million one-key lines (a 64 MB file) took 2 GB and 40 s in every command; gptme-sessions writes 1.3 KB a
+    record at the least, so its 64 MB hold ~50,000. Past the cap (3 here), the rest is one problem; blank lines and
+    a bad line before it count as they are read (a bad line is a line read)."""
+    monkeypatch.setattr(record_file, "RECORDS_MAX_LINES", 3)
+    lines = [json.dumps({"session_id": f"s{i}", "llm_judge_score": 0.5}) for i in range(1, 6)]
+    data = "\n".join([lines[0], "", "{bad", lines[1], lines[2], lines[3], lines[4]]).encode() + b"\n"
+    records, problems, count = parse_records(data)
+    assert [r.session_id for r in records] == ["s1", "s2"]  # lines 1 and 4; line 3 is the bad one
+    assert count == 2 and [p.line for p in problems] == [3, 5]
+    assert "past the first 3 records' lines" in problems[1].reason
