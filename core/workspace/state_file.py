@@ -234,6 +234,19 @@ class StateFile(WrittenCopies):
                 return f"{self.state_path.name}'s {key} was restamped by another tool ({arms[key]['last_updated']})"
         return None
 
+    def _foreign_update_logged(self) -> tuple[str, ...]:
+        """Log another tool's update of the state file (`_log_foreign_update`, taking the lock) for a write that
+        does not rewrite the file (a selection): what it says, one line each; nothing while the file is left as it
+        is (the log or the records it was written from missing) or the file cannot be read as ours."""
+        if self.log_missing() is not None or self.records_missing() is not None:
+            return ()
+        try:
+            return self._log_foreign_update(locked=False)[1]
+        except interop.StateKept as exc:  # (the next write that rewrites the file says it again)
+            return (str(exc),)
+        except StoreError as exc:  # (the lock not had in time): drawn without them, the next write logs them
+            return (f"{self.state_path.name}: another tool's update is not logged before this draw ({exc})",)
+
     def _log_foreign_update(self, locked: bool) -> tuple[bool, tuple[str, ...]]:
         """When the state file was changed by another tool since we wrote it, log that tool's increments
         (`foreign_update`): (True when the file's evidence is in the log now, the warning that says they

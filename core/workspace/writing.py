@@ -75,6 +75,8 @@ class Writing(GptmeFiles):
             spelt = self.kind_names().spelling(category)  # (as given when the log's could not be given: a tab)
             category = spelt if commands.is_category(spelt) else category
         k = self.config.k if k is None else k
+        if log:  # a write: gptme's updates of the state file are logged first, as every write logs them
+            self.warnings.extend(self._foreign_update_logged())
         drawn = selection_draw.draw(
             context,
             lambda: self.library().lessons,
