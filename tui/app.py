@@ -361,7 +361,7 @@ class LessonCreditApp(AppNavigation, AppWrites, App[None]):
         """Notify each problem once; the affected lesson or session says what is wrong itself."""
         for said, kind, title in (
             (problems.log_missing, "missing", "The event log is missing or empty"),
-            (problems.records_missing, "records", "Rewards from the gptme-sessions records are missing"),
+            (problems.records_missing, "records", "The gptme-sessions records are missing"),
             (problems.config, "config", "config.toml could not be read"),
         ):
             if said is not None and self._first_time(f"{kind}:{said}"):

@@ -296,9 +296,9 @@ _KEPT_WITH_UPDATE = (
 )
 _REWRITTEN_NEXT = "the next record/grade (or `lesson-credit status`) rewrites it from the log"
 _PUT_THE_RECORDS_BACK = (
-    "put the records file (or the records it lost) back, or name it where every command runs (config.toml's "
-    "[records] path, or $GPTME_SESSIONS_DIR in the hooks' environment too); gone for good: delete "
-    "bandit-state.json, and the next write rewrites it from the log without those rewards"
+    "put the records file back, or name it where every command runs (config.toml's [records] path, or "
+    "$GPTME_SESSIONS_DIR in the hooks' environment too); gone for good: delete bandit-state.json, and the next "
+    "write rewrites it from the log without those rewards"
 )
 STATE_FINDINGS = {  # how bandit-state.json stands -> (code, severity, advice)
     "missing": ("log-missing", ERROR, _PUT_THE_LOG_BACK),

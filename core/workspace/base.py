@@ -287,26 +287,18 @@ class WorkspaceBase:
         named = Path(path).expanduser()
         same = now == path or _same_file(named if named.is_absolute() else self.root / named, read)
         missing = not os.path.exists(read)  # (a link to nothing too)
-        held = 0 if missing else len(self.session_records.file().records)
-        had = said.get("records")  # gptme-sessions never deletes a record (its rewrite is an upsert): fewer are lost,
-        lost = same and held > 0 and isinstance(had, int) and not isinstance(had, bool) and held < had
-        lost = lost and len(self.data().scores().external_rows) < used  # and moved rewards if fewer sessions take one
-        if not missing and held and not lost and (same or len(self.data().scores().external_rows)):
+        empty = not missing and not self.session_records.has_records()
+        if not missing and not empty and (same or len(self.data().scores().external_rows)):
             return None
-        if lost:
-            why = f"which lost records (it holds {counted(held, 'record')}, {had} when the file was written)"
-        elif same:
-            why = f"which are not read now ({'it is missing' if missing else 'no record can be read from it'})"
+        if same:
+            why = "it is missing" if missing else "no record can be read from it"
         else:
-            state = "missing" if missing else "holding no record" if not held else "no session taking a reward from it"
-            why = (
-                f"which are not read now ({now} is read now, {state}: $GPTME_SESSIONS_DIR or config.toml's [records] "
-                "path names another)"
-            )
+            state = "missing" if missing else "holding no record" if empty else "no session taking a reward from it"
+            why = f"{now} is read now, {state}: $GPTME_SESSIONS_DIR or config.toml's [records] path names another"
         return (
             f"{self.state_path.name} was written with the rewards of {counted(used, 'session')} from the "
-            f"gptme-sessions records in {path}, {why}: their rewards fall back to other sources, and "
-            f"{self.state_path.name} is left as it is"
+            f"gptme-sessions records in {path}, which are not read now ({why}): their rewards fall back to other "
+            f"sources, and {self.state_path.name} is left as it is"
         )
 
     def _records_of_copy(self, state: dict[str, Any]) -> Any:

@@ -389,8 +389,7 @@ class StateFile(WrittenCopies):
             payload[interop.SOURCE_KEY] = source
         payload.pop(interop.RECORDS_KEY, None)
         if used := len(self.data().scores().external_rows):
-            held = len(self.session_records.file().records)  # (gptme-sessions never deletes one: `records_missing`)
-            payload[interop.RECORDS_KEY] = {"path": self.records_shown(), "sessions": used, "records": held}
+            payload[interop.RECORDS_KEY] = {"path": self.records_shown(), "sessions": used}
         return payload
 
     def state_source(self) -> str | None:

@@ -258,6 +258,5 @@ async def test_records_gone_that_rewards_came_from_are_said(tmp_path: Path) -> N
     app = LessonCreditApp(Workspace(root, clock=fixed_clock), poll_seconds=0)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        title = "Rewards from the gptme-sessions records are missing"
-        shown = [text for said, text in notification_texts(app) if said == title]
+        shown = [text for title, text in notification_texts(app) if title == "The gptme-sessions records are missing"]
         assert len(shown) == 1 and "rewards of 2 sessions" in shown[0] and str(RECORDS) in shown[0]
