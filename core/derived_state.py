@@ -138,6 +138,8 @@ def repair_state(ws: Workspace) -> str | None:
     file a write made meanwhile from a later log; when a writer holds the lock, that write rewrites the file
     itself (each does, from the log under it)."""
     check = check_state(ws)
+    if check is not None and check.records:  # left as it is: gptme's updates meanwhile logged (none lost)
+        return " ".join((check.why, *ws.log_other_update()))
     if check is None or check.foreign or check.missing:
         return None if check is None else check.why
     why, behind = check.why, check.behind

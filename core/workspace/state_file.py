@@ -126,7 +126,7 @@ class StateFile(WrittenCopies):
         (another tool's increments logged), one line each."""
         said: tuple[str, ...] = ()
         try:
-            self._refuse_missing_log()
+            self._refuse_missing_log(locked)
             linked = self._hard_linked()
             for attempt in range(STATE_ATTEMPTS):  # again from the file as it is, when it was saved meanwhile
                 was = interop.state_bytes(self.state_path)  # (before its increments are logged: a save after)
@@ -168,12 +168,14 @@ class StateFile(WrittenCopies):
             "longer shares with this workspace; to share the file, use a symbolic link to it or mount its folder",
         )
 
-    def _refuse_missing_log(self) -> None:
+    def _refuse_missing_log(self, locked: bool) -> None:
         """StateKept when the log file is gone (moved, a failed checkout) and bandit-state.json is there
         (`log_missing`): rewriting it from the empty fold would throw its evidence away; or when
         bandit-state.json is a link to the log or config.toml (read as a state file, then replaced)."""
-        missing = self.log_missing() or self.records_missing()
-        if missing is not None:
+        if (missing := self.log_missing()) is not None:
+            raise interop.StateKept(missing)
+        if (missing := self.records_missing()) is not None:  # (gptme's updates meanwhile logged: none lost)
+            self.warnings.extend(self.log_other_update(locked))
             raise interop.StateKept(missing)
         try:
             self.guard.replaceable(self.state_path)
@@ -234,18 +236,19 @@ class StateFile(WrittenCopies):
                 return f"{self.state_path.name}'s {key} was restamped by another tool ({arms[key]['last_updated']})"
         return None
 
-    def _foreign_update_logged(self) -> tuple[str, ...]:
-        """Log another tool's update of the state file (`_log_foreign_update`, taking the lock) for a write that
-        does not rewrite the file (a selection): what it says, one line each; nothing while the file is left as it
-        is (the log or the records it was written from missing) or the file cannot be read as ours."""
-        if self.log_missing() is not None or self.records_missing() is not None:
+    def log_other_update(self, locked: bool = False) -> tuple[str, ...]:
+        """Log another tool's update of the state file (`_log_foreign_update`) for a command that does not rewrite
+        the file: a selection, or any while the file is left as it is because the records its rewards came from
+        are not read (deleting it then loses nothing). What it says, one line each; nothing while the log is
+        missing (an increments event would start a new log) or the file cannot be told apart (said, not logged)."""
+        if self.log_missing() is not None:
             return ()
         try:
-            return self._log_foreign_update(locked=False)[1]
+            return self._log_foreign_update(locked)[1]
         except interop.StateKept as exc:  # (the next write that rewrites the file says it again)
             return (str(exc),)
-        except StoreError as exc:  # (the lock not had in time): drawn without them, the next write logs them
-            return (f"{self.state_path.name}: another tool's update is not logged before this draw ({exc})",)
+        except StoreError as exc:  # (the lock not had in time): the next write logs it
+            return (f"{self.state_path.name}: another tool's update is not logged now ({exc})",)
 
     def _log_foreign_update(self, locked: bool) -> tuple[bool, tuple[str, ...]]:
         """When the state file was changed by another tool since we wrote it, log that tool's increments

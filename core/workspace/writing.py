@@ -76,7 +76,7 @@ class Writing(GptmeFiles):
             category = spelt if commands.is_category(spelt) else category
         k = self.config.k if k is None else k
         if log:  # a write: gptme's updates of the state file are logged first, as every write logs them
-            self.warnings.extend(self._foreign_update_logged())
+            self.warnings.extend(self.log_other_update())
         drawn = selection_draw.draw(
             context,
             lambda: self.library().lessons,

@@ -63,6 +63,8 @@ class WrittenCopies(Analysis):
         created = payload.get("created")
         if not isinstance(created, str) or self._copies_linked():  # (not a file of ours: nothing looks it up)
             return
+        if interop.RECORDS_KEY not in payload and (records := self._records_of_copy(payload)) is not None:
+            payload = {**payload, interop.RECORDS_KEY: records}  # (gptme's save of it: the records are still its)
         self._keeper(self._copy_path(created))(payload)
         with contextlib.suppress(OSError):
             self._legacy_written_path().unlink()

@@ -173,3 +173,26 @@ def test_a_records_file_gone_after_gptme_saved_the_file_is_still_said(tmp_path: 
     assert code == 0 and "gptme-sessions records" not in err, err
     # as the first test's 2.9, 2.1 (3 selections), with gptme's session: alpha + 1, one selection more
     assert _arm(root) == pytest.approx((3.9, 2.1, 4))
+
+
+def test_gptmes_update_of_a_file_left_as_it_is_is_logged_so_deleting_it_loses_nothing(tmp_path: Path) -> None:
+    """The records gone, the file is left as it is; gptme's bandit goes on saving its sessions into it. The way out
+    (the records gone for good: delete the file) threw those sessions away: they were in the file only. Every
+    command that leaves the file as it is now logs them first (an increments event)."""
+    root = judged_workspace(tmp_path)
+    assert _record(root, "s3")[0] == 0
+    (root / RECORDS).unlink()
+    _gptme_saves(root)
+    code, _, err = run_cli("status", "-w", str(root))
+    assert code == 0 and "is left as it is" in err and "increments" in err, err
+    _gptme_saves(root)
+    code, _, err = _record(root, "s4")  # a write left it as it is too, and logged gptme's second session
+    assert code == 0 and "is left as it is" in err and "increments" in err, err
+    (root / STATE).unlink()
+    code, _, err = run_cli("status", "-w", str(root))
+    assert code == 0, err
+    code, _, err = _record(root, "s5")
+    assert code == 0 and "gptme-sessions records" not in err, err
+    # s1, s2 pending now; s3, s4, s5 at 0.5; gptme's two sessions of reward 1:
+    # alpha 1 + 3 x 0.5 + 2 = 4.5, beta 1 + 3 x 0.5 = 2.5
+    assert _arm(root)[:2] == pytest.approx((4.5, 2.5))
