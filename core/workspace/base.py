@@ -267,6 +267,12 @@ class WorkspaceBase:
         return path.relative_to(self.root).as_posix() if path.is_relative_to(self.root) else str(path)
 
     def records_missing(self) -> str | None:
+        """`records_unread`, as why `bandit-state.json` is left as it is (one line; None: they are read)."""
+        if (unread := self.records_unread()) is None:
+            return None
+        return f"{unread}: their rewards fall back to other sources, and {self.state_path.name} is left as it is"
+
+    def records_unread(self) -> str | None:
         """Why `bandit-state.json` is left as it is when it was written with rewards from a gptme-sessions records
         file (interop.RECORDS_KEY) that is not read now: gone, emptied, or another one named ($GPTME_SESSIONS_DIR
         set in one environment and not in another, `[records] path`) from which no session takes a reward. Those
@@ -297,8 +303,7 @@ class WorkspaceBase:
             why = f"{now} is read now, {state}: $GPTME_SESSIONS_DIR or config.toml's [records] path names another"
         return (
             f"{self.state_path.name} was written with the rewards of {counted(used, 'session')} from the "
-            f"gptme-sessions records in {path}, which are not read now ({why}): their rewards fall back to other "
-            f"sources, and {self.state_path.name} is left as it is"
+            f"gptme-sessions records in {path}, which are not read now ({why})"
         )
 
     def _records_of_copy(self, state: dict[str, Any]) -> Any:

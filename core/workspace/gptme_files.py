@@ -69,7 +69,11 @@ class GptmeFiles(EarlierCopies):
                 )
             style = interop.read_state(target)  # onto our own file: its key style is kept
             linked = self._hard_linked(target)  # (by its own name: said once written, the write cuts the link)
-            written = interop.export_state(target, lambda: self._fresh_state(style), self._keep_written, was)
+            if (unread := self.records_unread()) is not None:  # (replacing it is what was asked)
+                self.warnings.append(f"{unread}: it is written without their rewards, as asked")
+            written = interop.export_state(
+                target, lambda: self._naming_records(self._fresh_state(style)), self._keep_written, was
+            )
             self.warnings.extend(linked)
             return written
 

@@ -390,6 +390,11 @@ class StateFile(WrittenCopies):
         payload.pop(interop.SOURCE_KEY, None)
         if (source := self.state_source()) is not None:
             payload[interop.SOURCE_KEY] = source
+        return self._naming_records(payload)
+
+    def _naming_records(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """The workspace's own state file `payload` naming the records file sessions took their rewards from
+        (interop.RECORDS_KEY: `records_missing` guards the file by it), and no other."""
         payload.pop(interop.RECORDS_KEY, None)
         if used := len(self.data().scores().external_rows):
             payload[interop.RECORDS_KEY] = {"path": self.records_shown(), "sessions": used}

@@ -196,3 +196,23 @@ def test_gptmes_update_of_a_file_left_as_it_is_is_logged_so_deleting_it_loses_no
     # s1, s2 pending now; s3, s4, s5 at 0.5; gptme's two sessions of reward 1:
     # alpha 1 + 3 x 0.5 + 2 = 4.5, beta 1 + 3 x 0.5 = 2.5
     assert _arm(root)[:2] == pytest.approx((4.5, 2.5))
+
+
+def test_an_export_onto_the_own_file_names_the_records_it_holds_now(tmp_path: Path) -> None:
+    """`export-gptme` onto the workspace's own file kept the records key of the file it replaced: exported while
+    the records were gone, the new file (without their rewards, as asked) still claimed them, and every later
+    command froze it again. Exported with the records there, it did not name them: their loss was not caught."""
+    root = judged_workspace(tmp_path)
+    assert _record(root, "s3")[0] == 0
+    (root / RECORDS).unlink()
+    code, _, err = run_cli("export-gptme", str(root / STATE), "-w", str(root))
+    assert code == 0 and "not read now" in err and "written without their rewards" in err, err
+    assert "lesson_credit_records" not in json.loads((root / STATE).read_text())
+    assert _arm(root)[:2] == pytest.approx((1.5, 1.5))  # s1, s2 pending without the records: s3's 0.5 alone
+    code, _, err = run_cli("status", "-w", str(root))
+    assert code == 0 and "gptme-sessions records" not in err, err
+    write_judge_records(root)
+    code, _, err = run_cli("export-gptme", str(root / STATE), "-w", str(root))
+    assert code == 0 and "gptme-sessions records" not in err, err
+    named = json.loads((root / STATE).read_text())["lesson_credit_records"]
+    assert named == {"path": str(RECORDS), "sessions": 2}
