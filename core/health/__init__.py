@@ -55,6 +55,7 @@ from lesson_credit.core.health.log_checks import (
     sessions_never_graded,
     sessions_pending,
     stale_bandit_state,
+    torn_lines,
     unreadable_lines,
 )
 
@@ -118,6 +119,7 @@ def run_checks(health: HealthData) -> list[Finding]:
 CHECKS: tuple[Callable[[HealthData], list[Finding]], ...] = (
     no_lessons,
     unreadable_lines,
+    torn_lines,
     stale_bandit_state,
     duplicate_session_ids,
     lesson_listed_twice,

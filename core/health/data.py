@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -102,6 +103,7 @@ class HealthData:
     lesson_kinds: dict[str, tuple[str, ...]] = field(default_factory=dict)  # active lesson -> its kinds of work, if any
     session_kinds: frozenset[str] = frozenset()  # the sessions' kinds of work (categories), as logged
     category_problems: dict[str, list[str]] = field(default_factory=dict)  # [categories] name -> keywords not used
+    torn: tuple[str, int, int] | None = None  # the log's `.torn` file holding lines: (its path, lines, bytes)
 
 
 def gather(ws: Workspace) -> HealthData:
@@ -147,7 +149,29 @@ def gather(ws: Workspace) -> HealthData:
         lesson_kinds=kinds,
         session_kinds=session_kinds,
         category_problems=category_problems(ws.config.categories),
+        torn=_torn(ws),
     )
+
+
+TORN_READ_MAX = 16 * 1024 * 1024  # bytes of `.torn` whose lines are counted (a bigger one: "at least")
+
+
+def _torn(ws: Workspace) -> tuple[str, int, int] | None:
+    """The torn last lines writers moved out of the log file (core/log/store.py), when `<log>.torn` holds any: its
+    path as shown, its lines (those in its first TORN_READ_MAX bytes) and bytes. None: no such regular file."""
+    from lesson_credit.core.base.safe_read import UnsafeFile, read_regular
+    from lesson_credit.core.workspace.base import LOG_FILE
+
+    path = ws.state_dir / f"{LOG_FILE}.torn"
+    try:
+        size = os.lstat(path).st_size
+        data = read_regular(path, TORN_READ_MAX, longer=True) if size else b""
+    except (OSError, UnsafeFile):
+        return None
+    if not size:
+        return None
+    shown = str(path.relative_to(ws.root)) if path.is_relative_to(ws.root) else str(path)
+    return shown, data[:TORN_READ_MAX].count(b"\n"), size
 
 
 def _unselected(ws: Workspace) -> tuple[tuple[str, ...], str | None]:

@@ -317,6 +317,23 @@ def stale_bandit_state(h: HealthData) -> list[Finding]:
     return [Finding(code, severity, check.why, advice)]
 
 
+def torn_lines(h: HealthData) -> list[Finding]:
+    if h.torn is None:
+        return []
+    path, lines, size = h.torn
+    return [
+        Finding(
+            "torn-lines",
+            WARNING,
+            f"{counted(lines, 'torn line')} ({size} bytes) set aside in {path}: a writer cut them from the log's end "
+            "(a writer killed mid-write, or a program appending without the writers' lock, whose event is then there "
+            "only)",
+            "Look at them: an event a program finished after the cut is whole there; append it to the log by hand, "
+            "then delete the file.",
+        )
+    ]
+
+
 def grades_retracted(h: HealthData) -> list[Finding]:
     if not h.retracted:
         return []

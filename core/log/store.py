@@ -185,6 +185,7 @@ class EventLog:
         self.path = Path(path)
         self.lock_path = lock_file(self.path)
         self.guard = guard if guard is not None else WriteGuard.of(self.path.parent)
+        self.set_aside: list[int] = []  # the torn last lines appends moved to `.torn` (their bytes): for writers to say
 
     @contextlib.contextmanager
     def locked(self, timeout: float | None = None) -> Iterator[None]:
@@ -238,6 +239,7 @@ class EventLog:
             with os.fdopen(open_append(torn, self.guard), "ab") as handle:
                 handle.write(tail + b"\n")
             os.ftruncate(fd, start)
+            self.set_aside.append(len(tail))
             return start, b""
 
     def append_locked(self, line: bytes) -> None:

@@ -306,6 +306,16 @@ class WorkspaceBase:
             f"gptme-sessions records in {path}, which are not read now ({why})"
         )
 
+    def _say_torn(self) -> None:
+        """Say (`warnings`) each torn last line an append of ours moved out of the log (core/log/store.py): a program
+        appending without our lock may finish it later, and its event is then only in `.torn` (`lint` lists it)."""
+        moved = getattr(self.log, "set_aside", None)  # (the log file's appends; a database has no torn lines)
+        while moved:
+            self.warnings.append(
+                f"a torn last line of the log ({moved.pop(0)} bytes, no event) was moved to {LOG_FILE}.torn: a "
+                "writer killed mid-write, or a program appending without the lock (look at it there)"
+            )
+
     def _records_of_copy(self, state: dict[str, Any]) -> Any:
         """What the file of ours that `state` grew from named as its rewards' records (the copy of what we wrote:
         gptme's bandit saves its own keys only). None here: no copy."""

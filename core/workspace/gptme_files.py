@@ -302,6 +302,7 @@ class GptmeFiles(EarlierCopies):
         """Append an export event (the caller holds the writers' lock), and read it."""
         event = encode(foreign.export_event(numbers, self.now_iso()))
         self._reader.own_append(lambda: self.log.append(event))  # we hold the lock and only append
+        self._say_torn()
         with reading_back():
             self.refresh()
 

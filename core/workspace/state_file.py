@@ -65,6 +65,7 @@ class StateFile(WrittenCopies):
 
     def _append_and_write(self, event: dict[str, Any], adopted: bool, locked: bool) -> tuple[str, ...]:
         self._reader.own_append(lambda: self.log.append(encode(event)))  # we hold the lock and only append
+        self._say_torn()
         if locked:
             with reading_back():
                 return self._after_write(adopted, locked, appended=True)
@@ -270,6 +271,7 @@ class StateFile(WrittenCopies):
                 if (update := (added, update[1])) != ({}, 0):
                     event = foreign.increments_event(update[0], self.now_iso(), update[1], seen=self._seen(existing))
                     self._reader.own_append(lambda: self.log.append(encode(event)))
+                    self._say_torn()
                     self.refresh()
                 if update != ({}, 0) or past:
                     self._keep_written(existing)  # (the event's `seen` says so too: the copy for a workspace moved)

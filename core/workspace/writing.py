@@ -99,6 +99,7 @@ class Writing(GptmeFiles):
             earlier = self._reader.index.latest_selection(selection.session_id)
             # (its coins as the dropout log held them under the lock: another select's trial may be logged since)
             selection = selection_draw.log_draw(self.log, drawn, self.root, self.clock, self._check_new, self.guard)
+            self._say_torn()
             try:
                 self.refresh()
             except StoreError as exc:  # logged: the selection is what was drawn, whatever the read back
