@@ -23,10 +23,9 @@ from lesson_credit.tui.messages import (
     WriteWaiting,
 )
 from lesson_credit.tui.screens.base import describe_failure
-from lesson_credit.tui.source import SettingsSave
 from lesson_credit.tui.text import counted, fmt_grade, listed, one_line
 from lesson_credit.tui.undo_words import undo_unread
-from lesson_credit.tui.write_state import Write
+from lesson_credit.tui.write_state import SettingsSave, Write
 
 if TYPE_CHECKING:
     from textual.app import App

@@ -8,9 +8,8 @@ from typing import TYPE_CHECKING, Protocol
 from lesson_credit.tui.text import fmt_grade
 
 if TYPE_CHECKING:
-    from lesson_credit.tui.source import SettingsSave
     from lesson_credit.tui.source_views import SourceSnapshot
-    from lesson_credit.tui.write_state import Write
+    from lesson_credit.tui.write_state import SettingsSave, Write
     from lesson_credit.tui.writes import WriteQueue
 
 

@@ -58,21 +58,6 @@ class Opening:
 SOURCE_WAIT_S = 0.05  # how long a write holding the log's lock waits for the source before letting the lock go
 
 
-@dataclass(frozen=True)
-class SettingsSave:
-    """A save of What-if's settings the operator confirmed (the policy and the priority when changed)."""
-
-    settings: CreditSettings
-    policy: str | None
-    priority: tuple[str, ...] | None
-
-    def describe(self) -> str:
-        """What is saved, for a toast: "strategy evidence, floor 0.1, policy seed, rewards by judge>human"."""
-        text = f"strategy {self.settings.strategy}, floor {self.settings.floor:g}"
-        text += f", policy {self.policy}" if self.policy else ""
-        return text + (f", rewards by {'>'.join(self.priority)}" if self.priority else "")
-
-
 class WorkspaceSource:
     """Serialises access to one Workspace and turns its answers into views for the screens."""
 
