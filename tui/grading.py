@@ -28,6 +28,7 @@ class Grading(Protocol):
         outcome: str | None = None,
         person_before: float | None = None,
         asked_line: int | None = None,
+        seen_line: int | None = None,
     ) -> Write: ...
 
     def undo_grade(self, session_id: str) -> Write: ...

@@ -322,12 +322,20 @@ class WorkspaceSource:
         note: str | None = None,
         expect_line: int | None = None,
         outcome: str | None = None,
+        seen_line: int | None = None,
     ) -> GradeAppended:
         """Append a grade (None: a retraction) under the log lock: the workspace's one writer of grades
-        (Workspace.append_grade), as the CLI's; `outcome`: the gptme word it was typed as, kept beside it."""
+        (Workspace.append_grade, its checks `expect_line` and `seen_line`), as the CLI's; `outcome`: the gptme word
+        it was typed as, kept beside it."""
         with self._writing() as ws:
             return ws.append_grade(
-                session_id, reward, grader=grader, note=note, expect_line=expect_line, outcome=outcome
+                session_id,
+                reward,
+                grader=grader,
+                note=note,
+                expect_line=expect_line,
+                outcome=outcome,
+                seen_line=seen_line,
             )
 
     def append_undo(

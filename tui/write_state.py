@@ -72,6 +72,9 @@ class Write:
     # grade confirmed over a question: the line of the latest grade event in the view it was asked from (0: none);
     # written only if the log's latest is that one or this dashboard's latest written since (`asked_over`)
     asked_line: int | None = None
+    # grade: the line of the latest grade event in the view it was typed from (0: none; None: no view loaded); not
+    # written if a grade that would have asked (another person's) was logged since, besides ours (`seen_over`)
+    seen_line: int | None = None
     reaimed: Reaimed | None = None  # undo: dropped by the writer, the undos behind it re-aimed (`failed`)
     forgotten: bool = False  # discarded, and what it promised is forgotten (`WriteQueue.failed`)
     save: SettingsSave | None = None  # settings: what is saved

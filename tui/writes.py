@@ -93,11 +93,14 @@ class WriteQueue(UnwrittenWrites):
         outcome: str | None = None,
         person_before: float | None = None,
         asked_line: int | None = None,
+        seen_line: int | None = None,
     ) -> Write:
         """Queue a grade; `shown` is the grade in force on screen (what it replaces if nothing is queued),
-        `person_before` the operator's source's score it replaces as typed (`expected_person`), `asked_line` Write's."""
+        `person_before` the operator's source's score it replaces as typed (`expected_person`); `asked_line` and
+        `seen_line` Write's."""
         self._forget_dropped()
         write = Write("grade", session_id, value=value, note=note or None, outcome=outcome, asked_line=asked_line)
+        write.seen_line = seen_line
         write.expected_before = self.expected(session_id, shown)
         write.person_before = person_before
         self._stacks.setdefault(session_id, []).append(write)
