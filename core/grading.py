@@ -92,6 +92,27 @@ def check_expected(session_id: str, history: Sequence[GradeRecord], expect_line:
         )
 
 
+def check_unseen(
+    session_id: str, history: Sequence[GradeRecord], seen_line: int | None, grader: str, priority: Sequence[str]
+) -> None:
+    """GradeConflict unless no grade event of the session after `seen_line` (the latest the grader was shown; 0:
+    none) comes from a source the grade would replace or stand under: the grader's own (another person's grade,
+    for a person's) or one the [rewards] priority ranks before it (all of the priority, when it leaves the
+    grader's source out). A score of a source ranked after it (a judge's, under a person's grade) is no such
+    event: the grade goes into force over it as it would have before (None: no check)."""
+    if seen_line is None:
+        return
+    own, ranked = source_of(grader), list(priority)
+    over = {own, *(ranked[: ranked.index(own)] if own in ranked else ranked)}
+    unseen = [g for g in history if g.line > seen_line and (g.source or source_of(g.grader)) in over]
+    if unseen:
+        last = unseen[-1]
+        raise GradeConflict(
+            f"session {session_id!r} was graded by {last.grader} ({grade_text(last.base_reward)}, line {last.line}) "
+            f"since line {seen_line}; nothing was written"
+        )
+
+
 def grade_event(
     session_id: str, reward: float | None, grader: str, timestamp: str, note: str | None, outcome: str | None = None
 ) -> dict[str, Any]:

@@ -23,10 +23,9 @@ from lesson_credit.tui.messages import (
     WriteWaiting,
 )
 from lesson_credit.tui.screens.base import describe_failure
-from lesson_credit.tui.source import SettingsSave
 from lesson_credit.tui.text import counted, fmt_grade, listed, one_line
 from lesson_credit.tui.undo_words import undo_unread
-from lesson_credit.tui.write_state import Write
+from lesson_credit.tui.write_state import SettingsSave, Write
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -69,12 +68,15 @@ class AppWrites(_Base):
         outcome: str | None = None,
         person_before: float | None = None,
         asked_line: int | None = None,
+        seen_line: int | None = None,
     ) -> Write:
         """Queue a grade (applied after every write queued before it); `shown`: the grade on screen;
         `outcome`: the gptme grading word it was typed as; `person_before`: the person's score it replaces;
         `asked_line`: confirmed over a question, the latest grade event's line in the view it was asked from (0:
-        none), which the log must still end with when it is written (tui/write_events.py)."""
-        write = self.writes.commit(session_id, value, note, shown, outcome, person_before, asked_line)
+        none), which the log must still end with when it is written (tui/write_events.py); `seen_line`: committed
+        without a question, the latest grade event's line in the view it was typed from (0: none), after which no
+        grade that would have asked (another person's) may be in the log when it is written."""
+        write = self.writes.commit(session_id, value, note, shown, outcome, person_before, asked_line, seen_line)
         self._kick_writer()
         return write
 

@@ -8,9 +8,8 @@ from typing import TYPE_CHECKING, Protocol
 from lesson_credit.tui.text import fmt_grade
 
 if TYPE_CHECKING:
-    from lesson_credit.tui.source import SettingsSave
     from lesson_credit.tui.source_views import SourceSnapshot
-    from lesson_credit.tui.write_state import Write
+    from lesson_credit.tui.write_state import SettingsSave, Write
     from lesson_credit.tui.writes import WriteQueue
 
 
@@ -29,6 +28,7 @@ class Grading(Protocol):
         outcome: str | None = None,
         person_before: float | None = None,
         asked_line: int | None = None,
+        seen_line: int | None = None,
     ) -> Write: ...
 
     def undo_grade(self, session_id: str) -> Write: ...

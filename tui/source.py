@@ -58,21 +58,6 @@ class Opening:
 SOURCE_WAIT_S = 0.05  # how long a write holding the log's lock waits for the source before letting the lock go
 
 
-@dataclass(frozen=True)
-class SettingsSave:
-    """A save of What-if's settings the operator confirmed (the policy and the priority when changed)."""
-
-    settings: CreditSettings
-    policy: str | None
-    priority: tuple[str, ...] | None
-
-    def describe(self) -> str:
-        """What is saved, for a toast: "strategy evidence, floor 0.1, policy seed, rewards by judge>human"."""
-        text = f"strategy {self.settings.strategy}, floor {self.settings.floor:g}"
-        text += f", policy {self.policy}" if self.policy else ""
-        return text + (f", rewards by {'>'.join(self.priority)}" if self.priority else "")
-
-
 class WorkspaceSource:
     """Serialises access to one Workspace and turns its answers into views for the screens."""
 
@@ -337,12 +322,20 @@ class WorkspaceSource:
         note: str | None = None,
         expect_line: int | None = None,
         outcome: str | None = None,
+        seen_line: int | None = None,
     ) -> GradeAppended:
         """Append a grade (None: a retraction) under the log lock: the workspace's one writer of grades
-        (Workspace.append_grade), as the CLI's; `outcome`: the gptme word it was typed as, kept beside it."""
+        (Workspace.append_grade, its checks `expect_line` and `seen_line`), as the CLI's; `outcome`: the gptme word
+        it was typed as, kept beside it."""
         with self._writing() as ws:
             return ws.append_grade(
-                session_id, reward, grader=grader, note=note, expect_line=expect_line, outcome=outcome
+                session_id,
+                reward,
+                grader=grader,
+                note=note,
+                expect_line=expect_line,
+                outcome=outcome,
+                seen_line=seen_line,
             )
 
     def append_undo(

@@ -36,11 +36,14 @@ def append_event(
                 note=write.note,
                 outcome=write.outcome,
                 expect_line=asked_over(write, ours),
+                seen_line=seen_over(write, ours),
             )
-        except GradeConflict:  # graded elsewhere since the question: it would replace a grade the operator never saw
+        except GradeConflict:  # graded elsewhere since the question (or since the screen showed it, when none was
+            # asked): it would replace a grade the operator never saw
+            since = "you were asked to replace it" if write.asked_line is not None else "the screen showed it"
             said = (
-                f"Grade {grade_words(write.value)} for {sid} not saved: its grade changed after you were asked to "
-                "replace it (graded elsewhere); nothing was written."
+                f"Grade {grade_words(write.value)} for {sid} not saved: its grade changed after {since} (graded "
+                "elsewhere); nothing was written."
             )  # (the app says what the operator may do: AppWrites.on_write_applied)
             return WriteOutcome(write, False, said), None
         write.before_own = appended.before_own  # (first: `expected_person` reads it once `line` is set)
@@ -75,6 +78,21 @@ def asked_over(write: Write, ours: int | None) -> int | None:
     if write.over is not None and write.over.unread:
         return None
     return max(write.asked_line, ours or 0) or None
+
+
+def seen_over(write: Write, ours: int | None) -> int | None:
+    """(writer) The line after which no grade event of a source that would have asked may be in the log for
+    `write`, a grade, to be written (None: no check; the engine's `seen_line`). It was typed over the view's latest
+    grade event (`seen_line`; 0: none, the session pending or scored by its record), or this dashboard's latest
+    write on the session, written since (`ours`), whichever came last. Another person's grade after it was never
+    shown, and the grade would replace it: the engine refuses it (GradeConflict). Committed without a question
+    (pending, or over a score ranked below a person's), that is its only check, and a judge's score there does not
+    refuse it; confirmed over one, `asked_over` checks more, but not without a line to check (a question asked
+    over a grade of ours queued on a session that showed no grade event). No check after a write of ours stored
+    unread (its line is not known)."""
+    if write.seen_line is None or (write.over is not None and write.over.unread):
+        return None
+    return max(write.seen_line, ours or 0)
 
 
 def _append_undo(

@@ -1,13 +1,29 @@
-"""The write queue's records (tui/writes.py queues and applies them): one queued write, what the queue held
-for a session when an undo was queued, and a write's outcome."""
+"""The write queue's records (tui/writes.py queues and applies them): one queued write, what a settings save
+saves, what the queue held for a session when an undo was queued, and a write's outcome."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from lesson_credit.tui.source import SettingsSave
+if TYPE_CHECKING:
+    from lesson_credit.core.api import CreditSettings
+
+
+@dataclass(frozen=True)
+class SettingsSave:
+    """A save of What-if's settings the operator confirmed (the policy and the priority when changed)."""
+
+    settings: CreditSettings
+    policy: str | None
+    priority: tuple[str, ...] | None
+
+    def describe(self) -> str:
+        """What is saved, for a toast: "strategy evidence, floor 0.1, policy seed, rewards by judge>human"."""
+        text = f"strategy {self.settings.strategy}, floor {self.settings.floor:g}"
+        text += f", policy {self.policy}" if self.policy else ""
+        return text + (f", rewards by {'>'.join(self.priority)}" if self.priority else "")
 
 
 @dataclass(frozen=True)
@@ -56,6 +72,9 @@ class Write:
     # grade confirmed over a question: the line of the latest grade event in the view it was asked from (0: none);
     # written only if the log's latest is that one or this dashboard's latest written since (`asked_over`)
     asked_line: int | None = None
+    # grade: the line of the latest grade event in the view it was typed from (0: none; None: no view loaded); not
+    # written if a grade that would have asked (another person's) was logged since, besides ours (`seen_over`)
+    seen_line: int | None = None
     reaimed: Reaimed | None = None  # undo: dropped by the writer, the undos behind it re-aimed (`failed`)
     forgotten: bool = False  # discarded, and what it promised is forgotten (`WriteQueue.failed`)
     save: SettingsSave | None = None  # settings: what is saved

@@ -219,11 +219,15 @@ class Writing(GptmeFiles):
         note: str | None = None,
         expect_line: int | None = None,
         outcome: str | None = None,
+        seen_line: int | None = None,
     ) -> GradeAppended:
         """The one writer of a grade event (`reward` None: a retraction), for the CLI and the dashboard.
 
         With `expect_line`, refuse (GradeConflict, nothing written) unless the session's latest
-        grade event is the one at that line. The event is logged once this returns; what could not
+        grade event is the one at that line. With `seen_line` (the latest grade event the grader was
+        shown; 0: none), refuse unless no grade event after it comes from the grader's source or one
+        ranked before it (`grading.check_unseen`: another person's grade, not a judge's score under a
+        person's). The event is logged once this returns; what could not
         be done besides (rewriting bandit-state.json) is in the result's `warnings`. With `outcome`, a
         gptme outcome word, the reward is what [outcomes] maps it to, and the event keeps the word."""
         if outcome is not None:
@@ -232,7 +236,7 @@ class Writing(GptmeFiles):
         grading.check_grader(grader)
         grader = one_form(grader)  # one person however their name is typed, as the log's graders are read
         decide = lambda history, line: (reward, note, grader)  # noqa: E731
-        return self._append_grade(session_id, decide, grader, expect_line, outcome)
+        return self._append_grade(session_id, decide, grader, expect_line, outcome, seen_line)
 
     def grade(
         self,
@@ -287,15 +291,18 @@ class Writing(GptmeFiles):
         grader: str,
         expect_line: int | None,
         outcome: str | None = None,
+        seen_line: int | None = None,
     ) -> GradeAppended:
-        """Under the lock: the session's grade history as it is now, `decide`'s (reward, note, grader)
-        from it and the session's record line, the event appended and read back."""
+        """Under the lock: the session's grade history as it is now, checked against `expect_line` and
+        `seen_line`, `decide`'s (reward, note, grader) from it and the session's record line, the event
+        appended and read back."""
         with self.log.locked():
             self.refresh()
             row = self._row(session_id)
             history = self.grade_history(session_id)
             sources = self.reward_sources(session_id)
             grading.check_expected(session_id, history, expect_line)
+            grading.check_unseen(session_id, history, seen_line, grader, self.config.reward_priority)
             reward, note, logged_as = decide(history, self._reader.session_line(row))
             said = self._append(grading.grade_event(session_id, reward, logged_as, self.now_iso(), note, outcome))
             with reading_back():

@@ -17,6 +17,16 @@ draws how often each write fails, and the app must try each failed write again, 
 written (docs/trust.md). The model does not change for them: a failure delays what is written,
 never loses, repeats or reorders it, so the log must still be exactly the model's.
 
+Another writer logs grades too (the CLI's `grade` from another shell): Hypothesis draws before which of the
+dashboard's writes another person's grade or a judge's score of its session is logged straight to the log, after
+the screen read it and before the write, between the operator's keys as the writer meets them. The log then need
+not be the model's (a refused grade comes back as the draft, and the keys after it may commit it again), so the
+test checks what must hold whatever the timing: every write is applied once, in the order typed, and is in the log
+or was refused (a refused grade given back as the draft); the operator's events in the log are exactly the writes
+written, in order; no person's grade logged elsewhere is replaced by a grade typed on a screen that did not show
+it; and a grade typed without a question is refused only over a person's grade (a judge's score, ranked after
+people, refuses nothing the question would not have asked about).
+
 The model is written from what the keys are documented to do (docs/dashboard.md,
 docs/keys.md), not from the screens' code. Filters and jump ids are typed from `s`, `x`
 and digits: of the fields the Sessions filter reads (id, category, grader, time), those occur
@@ -51,6 +61,7 @@ from lesson_credit.tui.screens.lessons import LessonsScreen
 from lesson_credit.tui.screens.session_detail import SessionDetailScreen
 from lesson_credit.tui.screens.sessions import SessionsScreen
 from lesson_credit.tui.widgets.filter_box import FilterBox
+from lesson_credit.tui.write_state import Write
 from tests.support.textual_private import CHARACTERS
 from tests.tui.tui_fixture import NEW_SESSION, SESSIONS, build_workspace, burst, fixed_clock, log_lines, record, settle
 
@@ -339,6 +350,19 @@ def bursts(draw: st.DrawFn) -> list[Key]:
     return keys
 
 
+GRADING = [("3", "c"), ("5", "c"), ("7", "c"), ("f", "c"), ("7", "c", "y"), ("c",), ("u",), ("n",), ("escape",)]
+
+
+@st.composite
+def grading_bursts(draw: st.DrawFn) -> list[Key]:
+    """A burst of grading on a session's screen (opened by its id): commits (some asked over, answered `y` typed
+    ahead, which waits for the question), undos, the next pending session, escape."""
+    keys: list[Key] = [GO_TO, "s", draw(st.sampled_from("12345")), "enter"]
+    for phrase in draw(st.lists(st.sampled_from(GRADING), min_size=2, max_size=10)):
+        keys.extend(phrase)
+    return keys
+
+
 def expected_state(model: Model) -> tuple[object, ...]:
     """(screen class, session id, draft, focused box class) as the app should show them."""
     if model.dialog is not None:
@@ -384,12 +408,69 @@ def failing_writes(app: LessonCreditApp, fails: list[int]) -> list[int]:
     return failed
 
 
+@dataclass
+class Elsewhere:
+    """Grades logged by another writer between the dashboard's writes, and what the dashboard did meanwhile."""
+
+    before: dict[int, tuple[str, float]]  # the n-th write of the dashboard's (0: the first) -> (grader, score) first
+    logged: list[tuple[str, str, int]] = field(default_factory=list)  # (session, grader, line) logged elsewhere
+    applied: list[tuple[Write, bool]] = field(default_factory=list)  # each write's outcome, as the writer applied it
+    shown: dict[int, int] = field(default_factory=dict)  # id of a grade write -> the latest grade line on screen
+    given_back: list[Write] = field(default_factory=list)  # refused grades the app made a draft again
+    queued: int = 0  # the grades and undos the app queued, all told
+
+    def install(self, app: LessonCreditApp, root: Path) -> None:
+        """Log the drawn grades in the writer's thread, before the write drawn is first tried (the screen read the
+        session before: the write was typed already), and record what the screens and the writer did."""
+        queue, real_apply, real_enqueue = app.writes, app.writes.apply, app.writes._enqueue
+        tried: set[int] = set()
+
+        def apply(source: Any, write: Write) -> Any:
+            if write.kind != "settings" and id(write) not in tried:
+                tried.add(id(write))
+                other = self.before.get(len(tried) - 1)
+                if other is not None:
+                    appended = Workspace(root).append_grade(write.session_id, other[1], grader=other[0])
+                    self.logged.append((write.session_id, other[0], appended.record.line))
+            outcome = real_apply(source, write)  # (a failure raises: tried again, recorded once it is applied)
+            self.applied.append((write, outcome.written))
+            return outcome
+
+        def enqueue(write: Write) -> None:
+            self.queued += write.kind != "settings"
+            real_enqueue(write)
+
+        queue.apply = apply  # type: ignore[method-assign]
+        queue._enqueue = enqueue  # type: ignore[method-assign]
+        real_commit, real_give_back = app.commit_grade, app._give_back
+
+        def commit_grade(session_id: str, *args: Any, **kwargs: Any) -> Write:
+            screen = next(s for s in reversed(app.screen_stack) if isinstance(s, SessionDetailScreen))
+            lines = [g.line for g in screen.base.grades] if screen.base is not None else []
+            write = real_commit(session_id, *args, **kwargs)
+            self.shown[id(write)] = max(lines, default=0)  # what the screen c was typed on showed
+            return write
+
+        def give_back(write: Write) -> str:
+            self.given_back.append(write)
+            return real_give_back(write)
+
+        app.commit_grade = commit_grade  # type: ignore[method-assign]
+        app._give_back = give_back  # type: ignore[method-assign]
+
+
 async def drive(
-    root: Path, keys: list[Key], fails: list[int] | None = None, answers: Sequence[Key] = ()
+    root: Path,
+    keys: list[Key],
+    fails: list[int] | None = None,
+    answers: Sequence[Key] = (),
+    elsewhere: Elsewhere | None = None,
 ) -> tuple[list[tuple[str, float | None, str]], tuple[object, ...], int]:
     app = LessonCreditApp(Workspace(root, clock=fixed_clock), poll_seconds=0)
     app.retry_seconds = 0.001  # a failed write is tried again at once (1 s by default)
     failing_writes(app, fails or [])
+    if elsewhere is not None:
+        elsewhere.install(app, root)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         burst(pilot, *keys)  # queued at once: nothing waits between them
@@ -432,6 +513,58 @@ def test_random_bursts_log_exactly_what_was_typed(keys: list[Key], fails: list[i
     assert logged == [(sid, value, "manual") for sid, value in model.log], (keys, fails, answers)
     assert shown == expected_state(model), (keys, answers)
     assert details <= 1, keys  # session screens never stack
+
+
+@pytest.mark.long
+@MODEL
+@given(
+    grading_bursts(),
+    st.lists(st.integers(min_value=0, max_value=2), min_size=8, max_size=8),
+    st.lists(st.sampled_from(["y", "c", "escape", "n"]), max_size=4),
+    st.dictionaries(
+        st.integers(min_value=0, max_value=5),
+        st.tuples(st.sampled_from(["erik", "judge"]), st.sampled_from([0.15, 0.85])),
+        min_size=1,
+        max_size=3,
+    ),
+)
+def test_random_bursts_with_grades_logged_elsewhere_replace_no_persons_grade_unseen(
+    keys: list[Key], fails: list[int], answers: list[Key], before: dict[int, tuple[str, float]]
+) -> None:
+    """The invariants of the module's docstring, with another writer. On the old code it failed at once (`:s1
+    enter 3 c 3 c`, erik's 0.15 logged before the first write: s1 showed its heuristic's 0.8, `c` asked nothing,
+    and the 0.3 replaced erik's grade)."""
+    elsewhere = Elsewhere(before)
+    with tempfile.TemporaryDirectory() as tmp:
+        root = build_workspace(Path(tmp) / "ws")
+        record(Workspace(root, clock=fixed_clock), root, (*NEW_SESSION[:3], None, *NEW_SESSION[4:]))
+        asyncio.run(drive(root, keys, fails, answers, elsewhere))
+        events = [(i, e) for i, e in enumerate(log_lines(root), 1) if e.get("type") == "grade"]
+    said = (keys, fails, answers, before)
+    # every write applied once, in the order typed (`seq`), none lost; in the log, or refused
+    seqs = [w.seq for w, _ in elsewhere.applied]
+    assert seqs == list(range(1, elsewhere.queued + 1)), said
+    written = [w for w, ok in elsewhere.applied if ok]
+    ours = [(line, e) for line, e in events if e["grader"] == "manual"]
+    assert [(e["session_id"], e["base_reward"]) for _, e in ours] == [(w.session_id, w.value) for w in written], said
+    assert [line for line, _ in ours] == [w.line for w in written], said
+    # a refused grade is given back as the draft (the screen it was typed on, or said to be typed again)
+    refused = [w for w, ok in elsewhere.applied if not ok and w.kind == "grade"]
+    assert [id(w) for w in refused] == [id(w) for w in elsewhere.given_back], said
+    # no person's grade logged elsewhere replaced by a grade typed on a screen that did not show it: the first of
+    # the operator's grades after it on its session was typed on a screen showing it
+    by_line = {w.line: w for w in written}
+    for sid, grader, line in elsewhere.logged:
+        if grader != "erik":
+            continue
+        after = next((by_line[at] for at, e in ours if at > line and e["session_id"] == sid), None)
+        if after is not None:  # (an undo there would withdraw it: refused, never written)
+            assert after.kind == "grade" and elsewhere.shown[id(after)] >= line, (said, sid, line, after)
+    # a grade typed without a question is refused only over a person's grade logged since the screen showed it
+    for write in refused:
+        if write.asked_line is None:
+            shown = elsewhere.shown[id(write)]
+            assert any(s == write.session_id and g == "erik" and at > shown for s, g, at in elsewhere.logged), said
 
 
 def test_writes_failing_for_a_while_are_logged_once_each_in_order() -> None:

@@ -116,8 +116,10 @@ class GradingKeys(_Base):
         queued, unsure = writes.expected_person(sid, person, read_at), writes.log_undo_queued(sid)
         question = (sid, value, word, in_force, queued, seen, unsure, writes.operator)
         asked = None if in_force is None else commit_question(*question)
-        if asked is None:  # pending, or over a source ranked below a person's: nothing is replaced
-            self._queue_commit(value, note, word, queued)
+        # asked or not, no grade that would have asked (another person's) logged since the view is written over
+        shown_line = self._seen_line()  # (tui/write_events.py `seen_over`)
+        if asked is None:  # pending, or over a source ranked below a person's: nothing shown is replaced
+            self._queue_commit(value, note, word, queued, seen_line=shown_line)
             return
 
         # the grade it is asked over: the view's latest grade event (written only if the log's latest is still it, or
@@ -127,9 +129,18 @@ class GradingKeys(_Base):
 
         def answered(replace_it: bool) -> None:
             if replace_it:
-                self._queue_commit(value, note, word, queued, asked_line)
+                self._queue_commit(value, note, word, queued, asked_line, shown_line)
 
         await self.app.push_screen(ConfirmCommit(*asked, on_answer=answered))
+
+    def _seen_line(self) -> int | None:
+        """The line of the latest grade event the screen shows (0: none): its explanation's, else the record
+        panel's reward sources'; None before either has loaded (nothing shown to check against)."""
+        if self.base is not None:
+            return self.base.grades[-1].line if self.base.grades else 0
+        if self.outside is not None:
+            return max((s.line or 0 for s in self.outside.sources), default=0)
+        return None
 
     given_back: tuple[int, float] | None = None  # (key order, value) of the refused grade last made the draft
 
@@ -146,11 +157,18 @@ class GradingKeys(_Base):
         return True
 
     def _queue_commit(
-        self, value: float, note: str | None, word: str | None, person: float | None, asked_line: int | None = None
+        self,
+        value: float,
+        note: str | None,
+        word: str | None,
+        person: float | None,
+        asked_line: int | None = None,
+        seen_line: int | None = None,
     ) -> None:
         """Queue the write now (key order is write order) and free the draft for the next key; `person`:
-        the person's score it replaces, as typed; `asked_line`: confirmed over a question (AppWrites.commit_grade)."""
-        self.grading.commit_grade(self.session_id, value, note, self.committed(), word, person, asked_line)
+        the person's score it replaces, as typed; `asked_line`: confirmed over a question, `seen_line`: committed
+        without one (AppWrites.commit_grade)."""
+        self.grading.commit_grade(self.session_id, value, note, self.committed(), word, person, asked_line, seen_line)
         self._set_draft(None)
         self.note = ""
         self.query_one("#grade-bar", GradeBar).clear_note()

@@ -33,7 +33,7 @@ from lesson_credit.core.api import (
 from lesson_credit.tui.grading import Grading
 from lesson_credit.tui.screens.base import DataScreen, screen_css
 from lesson_credit.tui.screens.confirm import ConfirmScreen
-from lesson_credit.tui.source import SettingsSave, WorkspaceSource
+from lesson_credit.tui.source import WorkspaceSource
 from lesson_credit.tui.text import counted, fmt, fmt_signed, lesson_name_text, one_line, phrase_lines, rank_arrow
 from lesson_credit.tui.what_if_view import WhatIfView
 from lesson_credit.tui.widgets.filter_box import LEAVE_BY_TAB, TextBox
@@ -41,6 +41,7 @@ from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.themed_table import ThemedTable
 from lesson_credit.tui.widgets.title_bar import TitleBar
 from lesson_credit.tui.widths import NARROW_BELOW
+from lesson_credit.tui.write_state import SettingsSave
 
 FLOOR_STEP = 0.05
 
