@@ -18,15 +18,15 @@ which the wildcards are matched a batch at a time (`KeywordMatcher._wild`).
 
 Reporting a match costs more than reading a character, and a few frequent keywords make most
 matches: once the keywords already found make enough of them, the rest of the journal is scanned
-by an automaton without them. Where a plain keyword occurs is looked up (`str.find`) only when asked.
+by an automaton without them. Where a keyword occurs is worked out only when asked (a plain one by `str.find`).
 """
 
 from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from functools import lru_cache
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from functools import lru_cache, partial
 from typing import Any, cast
 
 from msgspec import Struct
@@ -249,18 +249,14 @@ class Scan(Mapping[str, list[tuple[int, int]]]):
         plain: Sequence[str] = (),
         lowered: str = "",
         back: list[int] | None = None,
-        wild: dict[str, list[tuple[int, int]]] | None = None,
+        wild: Iterable[str] = (),
+        locate: Callable[[list[str]], dict[str, list[tuple[int, int]]]] | None = None,
     ) -> None:
         self._lowered = lowered
         self._back = back
+        self._locate = locate  # wildcard keywords' spans in the lowered text (matched again when asked)
         self._found: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {}
-        for key, spans in sorted((wild or {}).items()):
-            starts = [a for a, _ in spans]
-            if back is None:
-                self._found[key] = (tuple(starts), tuple(b - a for a, b in spans))
-            else:
-                self._found[key] = _original(starts, [b for _, b in spans], back)
-        self._keys = [*self._found, *plain]
+        self._keys = [*sorted(wild), *plain]
         self._present = frozenset(self._keys)
 
     def occurs(self, key: str) -> bool:
@@ -274,17 +270,22 @@ class Scan(Mapping[str, list[tuple[int, int]]]):
             return got
         if key not in self._present:
             return ((), ())
+        if "*" in key and self._locate is not None:  # a pass of its own: all wildcards' matches at once can be GBs
+            spans = self._locate([key])[key]
+            got = self._found[key] = self._original([a for a, _ in spans], [b for _, b in spans])
+            return got
         find, length = self._lowered.find, len(key)
-        offsets, at = [], find(key)
+        starts, at = [], find(key)
         while at != -1:  # linear: each find starts where the last match ended
-            offsets.append(at)
+            starts.append(at)
             at = find(key, at + length)
-        if self._back is None:
-            got = (tuple(offsets), (length,) * len(offsets))
-        else:
-            got = _original(offsets, [a + length for a in offsets], self._back)
-        self._found[key] = got
+        got = self._found[key] = self._original(starts, [a + length for a in starts])
         return got
+
+    def _original(self, starts: list[int], ends: list[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        if self._back is None:
+            return tuple(starts), tuple(b - a for a, b in zip(starts, ends, strict=True))
+        return _original(starts, ends, self._back)
 
     def __getitem__(self, key: str) -> list[tuple[int, int]]:
         if not self.occurs(key):
@@ -362,8 +363,9 @@ class KeywordMatcher:
         parts = _Parts(self._part_of, self._part_lengths, _PART_BUDGET * (len(lowered) + 1), len(lowered))
         window = window or max(_WINDOW, _READ_MATCHES // self._longest)
         self._pass(lowered, window, found, parts)
-        wild = self._wild(text, lowered, parts, window) if self._wildcards else {}
-        return Scan([self._keys[slot] for slot in np.flatnonzero(found).tolist()], lowered, back, wild)
+        wild = list(self._wild(text, lowered, parts, window)) if self._wildcards else []
+        plain = [self._keys[slot] for slot in np.flatnonzero(found).tolist()]
+        return Scan(plain, lowered, back, wild, partial(_wild_spans, text, lowered, window))
 
     def _pass(self, lowered: str, window: int, found: Any, parts: _Parts) -> None:
         """One pass over the text, `window` characters at a time (each read begins the longest entry's length
@@ -402,8 +404,12 @@ class KeywordMatcher:
         if len(self._automaton):
             self._automaton.make_automaton()
 
-    def _wild(self, text: str, lowered: str, parts: _Parts, window: int) -> dict[str, list[tuple[int, int]]]:
-        """Each wildcard's matches, from where its parts occur (lesson_credit.core.library.wildcard). When the
+    def _wild(
+        self, text: str, lowered: str, parts: _Parts, window: int, spans: bool = False
+    ) -> dict[str, list[tuple[int, int]]]:
+        """The wildcards that match, with their matches when `spans` (else worked out again when asked:
+        `_wild_spans`; a salience never needs them, and 64 wildcards matching at every other character of a MB
+        held 5 GB of them), from where their parts occur (lesson_credit.core.library.wildcard). When the
         parts' occurrences were more than `_Parts` keeps, the wildcards are matched a batch at a time, each from
         a pass of an automaton of its parts only; a batch's parts occur at most `_PART_BUDGET` times a character
         of text, or it is one wildcard (WILDCARD_MAX_PARTS parts: at most that many times)."""
@@ -416,8 +422,10 @@ class KeywordMatcher:
         for wildcards, where in self._batches(lowered, window, live, parts):
             for wildcard in wildcards:
                 occurrences = [where.starts(int(self._part_of[self._slot_of[part]])) for part in wildcard.parts]
-                if spans := wildcard.spans(lowered, occurrences, non_word):
-                    wild[wildcard.key] = spans
+                if spans:
+                    wild[wildcard.key] = wildcard.spans(lowered, occurrences, non_word)
+                elif wildcard.occurs(lowered, occurrences, non_word):
+                    wild[wildcard.key] = []
             del wildcards, where  # a batch's occurrences go before the next batch's are gathered
         return wild
 
@@ -509,9 +517,7 @@ _READ_MATCHES = 1 << 21
 _WINDOW = 1 << 14
 _SAMPLE_SHARE = 16  # found keywords are taken out once their repeats make a sixteenth of a rebuild's cost...
 _REBUILD_COST = 8  # ...and more than it over the rest of the text: an entry costs about as much to rebuild as 8 matches
-# Wildcards' parts' occurrences held at once, per character of text: a batch of wildcards is matched from a pass of
-# its own when all of them occur more (one wildcard may need WILDCARD_MAX_PARTS, one for each part).
-_PART_BUDGET = WILDCARD_MAX_PARTS
+_PART_BUDGET = WILDCARD_MAX_PARTS  # wildcards' parts' occurrences held at once a character of text (`_batches`)
 
 
 def _automaton(entries: Iterable[tuple[int, str]]) -> Any:
@@ -536,6 +542,16 @@ def _matches(automaton: Any, lowered: str, start: int, stop: int) -> tuple[Any, 
     # A slice: pyahocorasick converts the whole string it is given at each call, whatever part it reads.
     flat = np.fromiter(itertools.chain.from_iterable(automaton.iter(lowered[start:stop])), dtype=np.int64)
     return flat[0::2] + (start + 1), flat[1::2]
+
+
+def _wild_spans(text: str, lowered: str, window: int, keys: list[str]) -> dict[str, list[tuple[int, int]]]:
+    """Wildcard keywords' matches in `lowered` (`text` lowered), from a pass of their own (`Scan.offsets`)."""
+    import numpy as np
+
+    matcher = KeywordMatcher.of_keys(keys)
+    parts = _Parts(matcher._part_of, matcher._part_lengths, _PART_BUDGET * (len(lowered) + 1), len(lowered))
+    matcher._pass(lowered, window, np.zeros(0, dtype=bool), parts)
+    return matcher._wild(text, lowered, parts, window, spans=True)
 
 
 def _original(starts: list[int], ends: list[int], back: list[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:

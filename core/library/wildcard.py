@@ -144,12 +144,34 @@ class Wildcard:
         """The literal part the automaton looks for."""
         return self.parts[0]
 
+    def occurs(self, text: str, occurrences: list[Positions], non_word: list[Any]) -> bool:
+        """Whether the keyword matches `text` at all (`spans` without working out each match)."""
+        return bool(len(self._viable(text, occurrences, non_word)[0]))
+
     def spans(self, text: str, occurrences: list[Positions], non_word: list[Any]) -> list[tuple[int, int]]:
         """Non-overlapping (start, end) matches in `text` (the lowered journal), left to right.
 
         `occurrences`: per literal part, the increasing start offsets of all its occurrences
         (overlapping ones too), as the salience automaton finds them.
         `non_word`: a one-item cache of `non_word_positions(text)` (filled on first need)."""
+        viable_of = self._viable(text, occurrences, non_word)
+        gaps: Positions = non_word[0]
+        n = len(text)
+        first = viable_of[0]
+        spans: list[tuple[int, int]] = []
+        at, search_from, step_at = 0, 0, -_STEP
+        while at < len(first):  # leftmost first, then on from where each match ends (a step per match)
+            if at >= step_at + _STEP:  # each viable first occurrence's match, a step of them at a time
+                step_at = at
+                begins, end = self._ends(gaps, n, viable_of, first[at : at + _STEP])
+                following = np.searchsorted(first, end.astype(first.dtype, copy=False))  # the candidate after each
+            stop = int(end[at - step_at])
+            spans.append((max(search_from, int(begins[at - step_at])), stop))
+            search_from, at = stop, int(following[at - step_at])
+        return spans
+
+    def _viable(self, text: str, occurrences: list[Positions], non_word: list[Any]) -> list[Positions]:
+        """Per part, its viable occurrences: those the rest of the keyword can follow."""
         if not non_word:
             non_word.append(non_word_positions(text))
         gaps: Positions = non_word[0]
@@ -167,19 +189,7 @@ class Wildcard:
                 keep[at : at + _STEP] = ok
             viable = found if keep.all() else found[keep]
             later.append(viable)
-        viable_of = later[::-1]
-        first = viable_of[0]
-        spans: list[tuple[int, int]] = []
-        at, search_from, step_at = 0, 0, -_STEP
-        while at < len(first):  # leftmost first, then on from where each match ends (a step per match)
-            if at >= step_at + _STEP:  # each viable first occurrence's match, a step of them at a time
-                step_at = at
-                begins, end = self._ends(gaps, n, viable_of, first[at : at + _STEP])
-                following = np.searchsorted(first, end.astype(first.dtype, copy=False))  # the candidate after each
-            stop = int(end[at - step_at])
-            spans.append((max(search_from, int(begins[at - step_at])), stop))
-            search_from, at = stop, int(following[at - step_at])
-        return spans
+        return later[::-1]
 
     def _ends(self, gaps: Positions, n: int, viable_of: list[Positions], first: Positions) -> tuple[Any, Any]:
         """Where the match from each of the viable first occurrences `first` begins and ends."""

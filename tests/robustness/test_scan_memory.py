@@ -1,7 +1,9 @@
 """The keyword scan holds what it reports a read of the journal at a time: keywords nested in one another (`a`,
 `aa`, ... up to the 100-character cap) over a journal of `a`s make up to 100 matches a character, and the scan
 held every one (about 170 bytes a character: 1.3 GB over an 8 MB journal, 11 GB at the 64 MB journal cap).
-Measured in a child process under an address-space limit, so that the old way fails there, not on the machine."""
+Wildcards that match at every other character had every match of each worked out and held, though a salience
+needs only whether each matches. Measured in a child process under an address-space limit, so that the old way
+fails there, not on the machine."""
 
 from __future__ import annotations
 
@@ -26,7 +28,12 @@ n = 1 << 21
 # 16 wildcards whose first parts are nested: each `a` of the journal an occurrence of all 16.
 text = "b" * (n // 8) + "a" * (n // 8) + "b"
 (wild,) = salience_breakdowns(text, [("wild.md", [f"{'a' * k}*b" for k in range(1, 17)])])
+# 64 wildcards (`a*`, `a**`, ...: each a keyword of its own; 16 a lesson, the most counted) that match at every
+# other character: every match of every one was worked out and held (1.3 GB over these 256 KB).
+many = [(f"many{j}.md", ["a" + "*" * (16 * j + k) for k in range(1, 17)]) for j in range(4)]
+*_, dense = salience_breakdowns("a " * (n // 16), many)
 print(json.dumps({
+    "dense": [dense.salience, dense.keywords[15].spans()[:2], dense.keywords[0].count],
     "plain": [plain.salience, plain.keywords[99].spans()[:2]],
     "wild": [wild.salience, [hit.spans() for hit in wild.keywords]],
     "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss << 10,
@@ -51,4 +58,6 @@ def test_nested_keywords_over_a_journal_of_as_are_scanned_in_bounded_memory() ->
     assert got["plain"] == [1.0, [[start, start + 100], [start + 100, start + 200]]]
     # each wildcard matches once: from the first `a` over the run of `a`s to the `b` after it (n // 8 + 1 long)
     assert got["wild"] == [1.0, [[[start, start + n // 8 + 1]]] * 16]
+    # every one matches each `a` (131,072 of them, every other character)
+    assert got["dense"] == [1.0, [[0, 1], [2, 3]], n // 16]
     assert got["peak"] < PEAK_BYTES, got["peak"]
