@@ -10,24 +10,30 @@ so ``git`` inside ``git worktree`` would be lost). A wildcard keyword's first li
 goes into the same automaton as its anchor, and `lesson_credit.core.library.wildcard` finds its matches from there
 in linear time (a regex per wildcard backtracks catastrophically).
 
+The automaton reads the journal a window at a time and what a read reports is let go before the next: keywords
+nested in one another (`a`, `aa`, ... over a journal of `a`s) make up to 100 matches a character, and holding
+every match took 170 bytes a character (11 GB over a 64 MB journal). Of a plain keyword only whether it occurs is
+kept; a wildcard's parts' occurrences are kept (it needs them all), up to a budget a character of journal, past
+which the wildcards are matched a batch at a time (`KeywordMatcher._wild`).
+
 Reporting a match costs more than reading a character, and a few frequent keywords make most
-matches: a long journal's first sixteenth is scanned first, and when the keywords found there
-made enough matches, the whole journal is scanned by an automaton without them. Where a plain
-keyword occurs is looked up (`str.find`) only when asked.
+matches: once the keywords already found make enough of them, the rest of the journal is scanned
+by an automaton without them. Where a keyword occurs is worked out only when asked (a plain one by `str.find`).
 """
 
 from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from functools import lru_cache
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from functools import lru_cache, partial
+from typing import Any, cast
 
 from msgspec import Struct
 
 from lesson_credit.core.base.gc_pause import gc_paused
 from lesson_credit.core.library.wildcard import (
+    WILDCARD_MAX_PARTS,
     WILDCARD_MAX_PER_LESSON,
     Wildcard,
     keyword_problem,
@@ -243,18 +249,14 @@ class Scan(Mapping[str, list[tuple[int, int]]]):
         plain: Sequence[str] = (),
         lowered: str = "",
         back: list[int] | None = None,
-        wild: dict[str, list[tuple[int, int]]] | None = None,
+        wild: Iterable[str] = (),
+        locate: Callable[[list[str]], dict[str, list[tuple[int, int]]]] | None = None,
     ) -> None:
         self._lowered = lowered
         self._back = back
+        self._locate = locate  # wildcard keywords' spans in the lowered text (matched again when asked)
         self._found: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {}
-        for key, spans in sorted((wild or {}).items()):
-            starts = [a for a, _ in spans]
-            if back is None:
-                self._found[key] = (tuple(starts), tuple(b - a for a, b in spans))
-            else:
-                self._found[key] = _original(starts, [b for _, b in spans], back)
-        self._keys = [*self._found, *plain]
+        self._keys = [*sorted(wild), *plain]
         self._present = frozenset(self._keys)
 
     def occurs(self, key: str) -> bool:
@@ -268,17 +270,22 @@ class Scan(Mapping[str, list[tuple[int, int]]]):
             return got
         if key not in self._present:
             return ((), ())
+        if "*" in key and self._locate is not None:  # a pass of its own: all wildcards' matches at once can be GBs
+            spans = self._locate([key])[key]
+            got = self._found[key] = self._original([a for a, _ in spans], [b for _, b in spans])
+            return got
         find, length = self._lowered.find, len(key)
-        offsets, at = [], find(key)
+        starts, at = [], find(key)
         while at != -1:  # linear: each find starts where the last match ended
-            offsets.append(at)
+            starts.append(at)
             at = find(key, at + length)
-        if self._back is None:
-            got = (tuple(offsets), (length,) * len(offsets))
-        else:
-            got = _original(offsets, [a + length for a in offsets], self._back)
-        self._found[key] = got
+        got = self._found[key] = self._original(starts, [a + length for a in starts])
         return got
+
+    def _original(self, starts: list[int], ends: list[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        if self._back is None:
+            return tuple(starts), tuple(b - a for a, b in zip(starts, ends, strict=True))
+        return _original(starts, ends, self._back)
 
     def __getitem__(self, key: str) -> list[tuple[int, int]]:
         if not self.occurs(key):
@@ -319,78 +326,198 @@ class KeywordMatcher:
 
         # Automaton entries: the plain keywords first, then wildcards' parts no plain keyword spells.
         plain = [key for key in keys if "*" not in key]
-        wildcards = [Wildcard(key) for key in keys if "*" in key]
+        self._wildcards = [Wildcard(key) for key in keys if "*" in key]
         self._keys: list[str] = plain
         self._n_plain = len(plain)
         slots = self._slot_of = dict(zip(plain, range(len(plain)), strict=True))  # automaton entry -> slot
-        self._anchored: dict[int, list[Wildcard]] = {}  # automaton entry -> wildcards it anchors
-        for wildcard in wildcards:
+        parts: dict[int, None] = {}  # slots of wildcards' parts, numbered in this order
+        for wildcard in self._wildcards:
             for part in wildcard.parts:  # all found in the same pass
                 if part not in slots:
                     slots[part] = len(self._keys)
                     self._keys.append(part)
-            self._anchored.setdefault(slots[wildcard.anchor], []).append(wildcard)
-        self._of_parts = np.zeros(len(self._keys), dtype=bool)  # slot -> whether it is a wildcard's part
-        self._of_parts[[slots[part] for wildcard in wildcards for part in wildcard.parts]] = True
+                parts[slots[part]] = None
+        # slot -> its number as a part, else -1 (16 bits where they fit: a stable sort of them is then a radix sort)
+        self._part_of = np.full(len(self._keys), -1, dtype=np.int16 if len(parts) < 1 << 15 else np.int64)
+        self._part_of[list(parts)] = np.arange(len(parts))
+        self._part_lengths = np.array([len(self._keys[slot]) for slot in parts] or [0], dtype=np.int64)
+        self._longest = max(map(len, self._keys), default=1)
         self._automaton = _automaton(enumerate(self._keys))
         self._left_out: list[int] = []  # slots a scan took out of the automaton (the next puts them back)
 
-    def scan(self, text: str) -> Scan:
+    def scan(self, text: str, window: int = 0) -> Scan:
+        """Where the keywords occur in `text`. The automaton reads `window` characters at a time (0: as many as
+        make at most _READ_MATCHES matches; tests make it small): what one read reports is held at once."""
         import numpy as np
-
-        from lesson_credit.core.base.arrays import distinct
 
         if not self._keys:
             return Scan()
-        automaton, found = self._automaton, np.zeros(0, dtype=np.int64)
+        automaton = self._automaton
         if self._left_out:  # the last scan took keywords out: back in
             for slot in self._left_out:
                 automaton.add_word(self._keys[slot], slot)
             automaton.make_automaton()
             self._left_out = []
         lowered, back = _lower_same_length(text)
-        cut = len(lowered) // _SAMPLE_SHARE
-        if cut >= _MIN_SAMPLE:
-            # Frequent keywords make most matches, and each match costs more than a character of
-            # text: the sample settles them, and the whole text is then scanned without them.
-            sampled = _matches(automaton, lowered, cut)[1]
-            found = distinct(sampled)
-            found = found[(found < self._n_plain) & ~self._of_parts[found]]  # a part's every match is needed
-            if len(sampled) * (_SAMPLE_SHARE - 1) > _REBUILD_COST * len(self._keys):
-                self._left_out = found.tolist()
-                for slot in self._left_out:
-                    automaton.remove_word(self._keys[slot])
-                if len(automaton):
-                    automaton.make_automaton()
-        ends, slots = _matches(automaton, lowered, len(lowered))
-        plain_slots = distinct(np.concatenate([found, slots[slots < self._n_plain]]))  # np.union1d
+        found = np.zeros(self._n_plain, dtype=bool)  # plain slot -> whether it occurs
+        parts = _Parts(self._part_of, self._part_lengths, _PART_BUDGET * (len(lowered) + 1), len(lowered))
+        window = window or max(_WINDOW, _READ_MATCHES // self._longest)
+        self._pass(lowered, window, found, parts)
+        wild = list(self._wild(text, lowered, parts, window)) if self._wildcards else []
+        plain = [self._keys[slot] for slot in np.flatnonzero(found).tolist()]
+        return Scan(plain, lowered, back, wild, partial(_wild_spans, text, lowered, window))
+
+    def _pass(self, lowered: str, window: int, found: Any, parts: _Parts) -> None:
+        """One pass over the text, `window` characters at a time (each read begins the longest entry's length
+        less one earlier, so that a match across the border is whole in one). A plain keyword is only noted as
+        found; once those already found have made enough matches for the rest of the text to be expected to
+        make more than rebuilding the automaton costs, they are taken out of it (frequent keywords make most
+        matches, and a match costs more to report than a character to read)."""
+        from lesson_credit.core.base.arrays import distinct
+
+        automaton, n_plain, n = self._automaton, self._n_plain, len(lowered)
+        overlap, read, wasted = self._longest - 1, 0, 0  # since the last rebuild: characters, repeated matches
+        for begin in range(0, n, window):
+            if not len(automaton):  # every entry taken out: nothing more to find
+                return
+            ends, slots = _matches(automaton, lowered, max(0, begin - overlap), begin + window)
+            if self._wildcards:
+                parts.add(begin, ends, slots)
+            plain = slots[slots < n_plain]
+            fresh = plain[~found[plain]]
+            found[fresh] = True
+            wasted += len(plain) - (len(distinct(fresh)) if len(fresh) else 0)
+            read += window
+            cost = _REBUILD_COST * len(automaton)
+            if wasted * _SAMPLE_SHARE > cost and wasted * max(0, n - begin - window) > cost * read:
+                self._take_out(found)
+                read, wasted = 0, 0
+
+    def _take_out(self, found: Any) -> None:
+        import numpy as np
+
+        taken = set(self._left_out)
+        out = [slot for slot in np.flatnonzero(found).tolist() if self._part_of[slot] < 0 and slot not in taken]
+        for slot in out:
+            self._automaton.remove_word(self._keys[slot])
+        self._left_out.extend(out)
+        if len(self._automaton):
+            self._automaton.make_automaton()
+
+    def _wild(
+        self, text: str, lowered: str, parts: _Parts, window: int, spans: bool = False
+    ) -> dict[str, list[tuple[int, int]]]:
+        """The wildcards that match, with their matches when `spans` (else worked out again when asked:
+        `_wild_spans`; a salience never needs them, and 64 wildcards matching at every other character of a MB
+        held 5 GB of them), from where their parts occur (lesson_credit.core.library.wildcard). When the
+        parts' occurrences were more than `_Parts` keeps, the wildcards are matched a batch at a time, each from
+        a pass of an automaton of its parts only; a batch's parts occur at most `_PART_BUDGET` times a character
+        of text, or it is one wildcard (WILDCARD_MAX_PARTS parts: at most that many times)."""
+        counts = parts.counts
+        live = [w for w in self._wildcards if all(counts[self._part_of[self._slot_of[p]]] for p in w.parts)]
+        non_word: list[Any] = []  # the text's non-word positions, found once for every wildcard
+        if live and _NOT_WORD_SAME_LETTER in text:  # `\w` is decided on the letters as lowered, not as compared
+            non_word.append(non_word_positions(_lower_same_length(text, same_letter=False)[0]))
         wild: dict[str, list[tuple[int, int]]] = {}
-        if self._anchored:  # from where each part occurs (lesson_credit.core.library.wildcard)
-            of_parts = self._of_parts[slots]  # usually a small share of all matches
-            part_ends, part_slots = ends[of_parts], slots[of_parts]
-            where: dict[str, Any] = {}
+        for wildcards, where in self._batches(lowered, window, live, parts):
+            for wildcard in wildcards:
+                occurrences = [where.starts(int(self._part_of[self._slot_of[part]])) for part in wildcard.parts]
+                if spans:
+                    wild[wildcard.key] = wildcard.spans(lowered, occurrences, non_word)
+                elif wildcard.occurs(lowered, occurrences, non_word):
+                    wild[wildcard.key] = []
+            del wildcards, where  # a batch's occurrences go before the next batch's are gathered
+        return wild
 
-            def occurrences(entry: str) -> Any:
-                if entry not in where:
-                    where[entry] = part_ends[part_slots == self._slot_of[entry]] - len(entry)
-                return where[entry]
+    def _batches(
+        self, lowered: str, window: int, live: list[Wildcard], parts: _Parts
+    ) -> Iterator[tuple[list[Wildcard], _Parts]]:
+        """The wildcards with where their parts occur: all at once when the pass kept every occurrence, else in
+        batches whose parts occur at most the budget's number of times (or of one wildcard), a pass each."""
+        if not parts.overflow:
+            yield live, parts
+            return
+        batch: list[Wildcard] = []
+        numbers: set[int] = set()
+        for wildcard in live:
+            own = {int(self._part_of[self._slot_of[part]]) for part in wildcard.parts}
+            if batch and sum(int(parts.counts[k]) for k in numbers | own) > cast(int, parts.budget):
+                yield batch, self._gather(lowered, window, numbers)
+                batch, numbers = [], set()
+            batch.append(wildcard)
+            numbers |= own
+        if batch:
+            yield batch, self._gather(lowered, window, numbers)
 
-            non_word: list[Any] = []  # the text's non-word positions, found once for every wildcard
-            if _NOT_WORD_SAME_LETTER in text:  # `\w` is decided on the letters as lowered, not as compared
-                non_word.append(non_word_positions(_lower_same_length(text, same_letter=False)[0]))
-            for slot, wildcards in self._anchored.items():
-                if not occurrences(self._keys[slot]).size:
-                    continue
-                for wildcard in wildcards:
-                    spans = wildcard.spans(lowered, [occurrences(part) for part in wildcard.parts], non_word)
-                    if spans:
-                        wild[wildcard.key] = spans
-        return Scan([self._keys[slot] for slot in plain_slots.tolist()], lowered, back, wild)
+    def _gather(self, lowered: str, window: int, numbers: set[int]) -> _Parts:
+        """Where the parts numbered `numbers` occur: a pass of an automaton of them only."""
+        slots = [slot for slot in range(len(self._keys)) if self._part_of[slot] in numbers]
+        automaton = _automaton((slot, self._keys[slot]) for slot in slots)
+        where = _Parts(self._part_of, self._part_lengths, None, len(lowered))
+        overlap = max(len(self._keys[slot]) for slot in slots) - 1
+        for begin in range(0, len(lowered), window):
+            where.add(begin, *_matches(automaton, lowered, max(0, begin - overlap), begin + window))
+        return where
 
 
-_SAMPLE_SHARE = 16  # a long text's first 1/16 is scanned first, with every keyword
-_MIN_SAMPLE = 1 << 12  # characters: below 64 KB of text one scan is cheaper
-_REBUILD_COST = 8  # an automaton entry costs about as much to rebuild as 8 matches do to report
+class _Parts:
+    """Where wildcards' parts occur (each part's start offsets, increasing), gathered a pass's read at a time,
+    and how often. Past `budget` occurrences in all (None: no limit) they are only counted (`overflow`)."""
+
+    def __init__(self, part_of: Any, lengths: Any, budget: int | None, n: int) -> None:
+        import numpy as np
+
+        self._part_of, self._lengths, self.budget = part_of, lengths, budget
+        self._dtype = np.int32 if n < 1 << 31 else np.int64  # half the memory (a journal is at most 64 MB)
+        self.counts = np.zeros(len(lengths), dtype=np.int64)
+        self._total = 0
+        self._held: dict[int, list[Any]] = {}
+        self.overflow = False
+
+    def add(self, begin: int, ends: Any, slots: Any) -> None:
+        """A read's matches: `ends` (exclusive) and `slots`; those ending at or before `begin` were the last
+        read's (the reads overlap)."""
+        import numpy as np
+
+        numbers = self._part_of[slots]
+        keep = (numbers >= 0) & (ends > begin)
+        if not keep.any():
+            return
+        numbers = numbers[keep]
+        order = np.argsort(numbers, kind="stable")  # each part's matches stay in the order they end
+        numbers, starts = numbers[order], (ends[keep] - self._lengths[numbers])[order]
+        bounds = [0, *(np.flatnonzero(numbers[1:] != numbers[:-1]) + 1).tolist(), len(numbers)]
+        firsts = numbers[bounds[:-1]]
+        self.counts[firsts] += np.diff(bounds)
+        self._total += len(numbers)
+        if self.overflow:
+            return
+        if self.budget is not None and self._total > self.budget:
+            self.overflow = True
+            self._held = {}
+            return
+        starts = starts.astype(self._dtype)
+        for number, a, b in zip(firsts.tolist(), bounds[:-1], bounds[1:], strict=True):
+            self._held.setdefault(number, []).append(starts[a:b].copy())  # a view would hold the whole read
+
+    def starts(self, number: int) -> Any:
+        import numpy as np
+
+        pieces = self._held.get(number)
+        if not pieces:
+            return np.zeros(0, dtype=self._dtype)
+        if len(pieces) > 1:
+            pieces[:] = [np.concatenate(pieces)]
+        return pieces[0]
+
+
+# Characters of text a read of the automaton covers: as many as make at most _READ_MATCHES matches (16 bytes each)
+# where each character ends as many keywords as the longest is long (`a`, `aa`, ... over `a`s), at least _WINDOW.
+_READ_MATCHES = 1 << 21
+_WINDOW = 1 << 14
+_SAMPLE_SHARE = 16  # found keywords are taken out once their repeats make a sixteenth of a rebuild's cost...
+_REBUILD_COST = 8  # ...and more than it over the rest of the text: an entry costs about as much to rebuild as 8 matches
+_PART_BUDGET = WILDCARD_MAX_PARTS  # wildcards' parts' occurrences held at once a character of text (`_batches`)
 
 
 def _automaton(entries: Iterable[tuple[int, str]]) -> Any:
@@ -405,15 +532,26 @@ def _automaton(entries: Iterable[tuple[int, str]]) -> Any:
     return automaton
 
 
-def _matches(automaton: Any, lowered: str, stop: int) -> tuple[Any, Any]:
-    """End offsets (exclusive) and slots of every match ending before `stop`, in one C-level pass
+def _matches(automaton: Any, lowered: str, start: int, stop: int) -> tuple[Any, Any]:
+    """End offsets (exclusive) and slots of every match within `lowered[start:stop]`, in one C-level pass
     (a Python step per match costs more than the automaton itself)."""
     import numpy as np
 
     if not len(automaton):
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    flat = np.fromiter(itertools.chain.from_iterable(automaton.iter(lowered, 0, stop)), dtype=np.int64)
-    return flat[0::2] + 1, flat[1::2]
+    # A slice: pyahocorasick converts the whole string it is given at each call, whatever part it reads.
+    flat = np.fromiter(itertools.chain.from_iterable(automaton.iter(lowered[start:stop])), dtype=np.int64)
+    return flat[0::2] + (start + 1), flat[1::2]
+
+
+def _wild_spans(text: str, lowered: str, window: int, keys: list[str]) -> dict[str, list[tuple[int, int]]]:
+    """Wildcard keywords' matches in `lowered` (`text` lowered), from a pass of their own (`Scan.offsets`)."""
+    import numpy as np
+
+    matcher = KeywordMatcher.of_keys(keys)
+    parts = _Parts(matcher._part_of, matcher._part_lengths, _PART_BUDGET * (len(lowered) + 1), len(lowered))
+    matcher._pass(lowered, window, np.zeros(0, dtype=bool), parts)
+    return matcher._wild(text, lowered, parts, window, spans=True)
 
 
 def _original(starts: list[int], ends: list[int], back: list[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:

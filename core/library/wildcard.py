@@ -41,6 +41,7 @@ WILDCARD_MAX_PER_LESSON = 16
 # down to the root for outputs): a keyword of 100 over a journal repeating its start is ~0.4 s per MB.
 KEYWORD_MAX_CHARS = 100
 _CHUNK = 1 << 20  # characters classified at a time (4 bytes each as UTF-32)
+_STEP = 1 << 16  # occurrences a wildcard's matching works on at a time (each step's arrays are held at once)
 _LATIN1_WORD = np.array([chr(c).isalnum() or c == ord("_") for c in range(256)])
 _ASCII_WORD = _LATIN1_WORD[:128]
 
@@ -113,13 +114,15 @@ def non_word_positions(text: str) -> Positions:
 def _reach(non_word: Positions, n: int, positions: Positions) -> Positions:
     """For each position, where the run of word characters starting there ends."""
     index = np.searchsorted(non_word, positions, side="left")
-    padded = np.append(non_word, np.int64(n))
-    return padded[index]
+    if not len(non_word):
+        return np.full(len(positions), n, dtype=np.int64)
+    return np.where(index < len(non_word), non_word[np.minimum(index, len(non_word) - 1)], np.int64(n))
 
 
 def _last_within(sorted_: Positions, limits: Positions) -> Positions:
-    """For each limit, the last element of `sorted_` at or before it (one exists: the caller knows)."""
-    return sorted_[np.searchsorted(sorted_, limits, side="right") - 1]
+    """For each limit, the last element of `sorted_` at or before it (one exists: the caller knows). The limits
+    take the array's type: searchsorted would otherwise make a copy of the whole array of the wider one."""
+    return sorted_[np.searchsorted(sorted_, limits.astype(sorted_.dtype, copy=False), side="right") - 1]
 
 
 class Wildcard:
@@ -141,12 +144,34 @@ class Wildcard:
         """The literal part the automaton looks for."""
         return self.parts[0]
 
+    def occurs(self, text: str, occurrences: list[Positions], non_word: list[Any]) -> bool:
+        """Whether the keyword matches `text` at all (`spans` without working out each match)."""
+        return bool(len(self._viable(text, occurrences, non_word)[0]))
+
     def spans(self, text: str, occurrences: list[Positions], non_word: list[Any]) -> list[tuple[int, int]]:
         """Non-overlapping (start, end) matches in `text` (the lowered journal), left to right.
 
         `occurrences`: per literal part, the increasing start offsets of all its occurrences
         (overlapping ones too), as the salience automaton finds them.
         `non_word`: a one-item cache of `non_word_positions(text)` (filled on first need)."""
+        viable_of = self._viable(text, occurrences, non_word)
+        gaps: Positions = non_word[0]
+        n = len(text)
+        first = viable_of[0]
+        spans: list[tuple[int, int]] = []
+        at, search_from, step_at = 0, 0, -_STEP
+        while at < len(first):  # leftmost first, then on from where each match ends (a step per match)
+            if at >= step_at + _STEP:  # each viable first occurrence's match, a step of them at a time
+                step_at = at
+                begins, end = self._ends(gaps, n, viable_of, first[at : at + _STEP])
+                following = np.searchsorted(first, end.astype(first.dtype, copy=False))  # the candidate after each
+            stop = int(end[at - step_at])
+            spans.append((max(search_from, int(begins[at - step_at])), stop))
+            search_from, at = stop, int(following[at - step_at])
+        return spans
+
+    def _viable(self, text: str, occurrences: list[Positions], non_word: list[Any]) -> list[Positions]:
+        """Per part, its viable occurrences: those the rest of the keyword can follow."""
         if not non_word:
             non_word.append(non_word_positions(text))
         gaps: Positions = non_word[0]
@@ -155,30 +180,28 @@ class Wildcard:
         later: list[Positions] = [viable]  # viable occurrences of parts len-1, len-2, ..., 0
         for i in range(len(parts) - 2, -1, -1):
             found = occurrences[i]
-            after = found + len(parts[i])
-            j = np.searchsorted(viable, after, side="left")
-            ok = j < len(viable)
-            ok[ok] = viable[j[ok]] <= _reach(gaps, n, after[ok])
-            viable = found[ok]
+            keep = np.zeros(len(found), dtype=bool)
+            for at in range(0, len(found), _STEP):  # a step at a time: what it makes is held at once
+                after = found[at : at + _STEP] + len(parts[i])
+                j = np.searchsorted(viable, after.astype(viable.dtype, copy=False), side="left")  # not a copy of viable
+                ok = j < len(viable)
+                ok[ok] = viable[j[ok]] <= _reach(gaps, n, after[ok])
+                keep[at : at + _STEP] = ok
+            viable = found if keep.all() else found[keep]
             later.append(viable)
-        viable_of = later[::-1]
-        first = viable_of[0]
-        if not len(first):
-            return []
+        return later[::-1]
+
+    def _ends(self, gaps: Positions, n: int, viable_of: list[Positions], first: Positions) -> tuple[Any, Any]:
+        """Where the match from each of the viable first occurrences `first` begins and ends."""
+        parts = self.parts
         q, begins = first, first
         if self.leading:  # \w* before: from the start of the run, the last viable first part the run reaches
-            begins = np.append(np.int64(-1), gaps)[np.searchsorted(gaps, first, side="left")] + 1
-            q = _last_within(first, _reach(gaps, n, first))
+            before = np.searchsorted(gaps, first, side="left")  # the non-word character before each, if any
+            begins = np.where(before > 0, gaps[np.maximum(before - 1, 0)] + 1, 0) if len(gaps) else first * 0
+            q = _last_within(viable_of[0], _reach(gaps, n, first))
         for i in range(1, len(parts)):
             q = _last_within(viable_of[i], _reach(gaps, n, q + len(parts[i - 1])))
         end = q + len(parts[-1])
         if self.trailing:
             end = _reach(gaps, n, end)
-        following = np.searchsorted(first, end, side="left")  # the candidate after each match
-        spans: list[tuple[int, int]] = []
-        at, search_from = 0, 0
-        while at < len(first):  # leftmost first, then on from where each match ends (a step per match)
-            stop = int(end[at])
-            spans.append((max(search_from, int(begins[at])), stop))
-            search_from, at = stop, int(following[at])
-        return spans
+        return begins, end

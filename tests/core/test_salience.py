@@ -12,6 +12,7 @@ from lesson_credit.core.library.salience import (
     NO_KEYWORD_SALIENCE,
     KeywordMatcher,
     SalienceBreakdown,
+    breakdown_from_scan,
     counted_keywords,
     salience,
     salience_breakdowns,
@@ -295,20 +296,30 @@ latin1_keywords = st.lists(st.text(alphabet="abAéÉ*", min_size=1, max_size=4),
 
 
 @settings(PROPERTY, max_examples=300)
-@given(text=latin1_texts, keywords=latin1_keywords, sampled=st.booleans())
-def test_sampled_scan_agrees_with_naive_reference(text: str, keywords: list[str], sampled: bool) -> None:
-    # A long journal's first 1/16 is scanned first and the keywords found there are left out of
-    # the scan of the whole; forced here on short texts (every sample counts, every rebuild pays).
+@given(
+    text=latin1_texts,
+    keywords=latin1_keywords,
+    window=st.integers(1, 9),
+    take_out=st.booleans(),
+    budget=st.sampled_from([None, 0, 1]),
+)
+def test_windowed_scan_agrees_with_naive_reference(
+    text: str, keywords: list[str], window: int, take_out: bool, budget: int | None
+) -> None:
+    # The automaton reads a few characters at a time (a match across a border is whole in the next read), takes
+    # the keywords found out at every read when `take_out`, and with a budget of wildcard parts' occurrences (per
+    # character) of 0 or 1 matches the wildcards a batch at a time, from passes of their own.
     import lesson_credit.core.library.salience as module
 
     with pytest.MonkeyPatch.context() as patch:
-        if sampled:
-            patch.setattr(module, "_MIN_SAMPLE", 1)
+        if take_out:
             patch.setattr(module, "_REBUILD_COST", 0)
+        if budget is not None:
+            patch.setattr(module, "_PART_BUDGET", budget)
         matcher = KeywordMatcher(keywords)
-        first = matcher.scan(text)
-        found = matcher.scan(text)  # a matcher scans again as it did the first time
-        b = breakdown(text, keywords)
+        first = matcher.scan(text, window)
+        found = matcher.scan(text, window)  # a matcher scans again as it did the first time
+        b = breakdown_from_scan("l.md", keywords, found)
     assert dict(first) == dict(found)
     counted = reference_counted(keywords)
     for kw in counted:
@@ -318,11 +329,52 @@ def test_sampled_scan_agrees_with_naive_reference(text: str, keywords: list[str]
     assert [k.count for k in b.keywords] == [len(reference_spans(text, kw)) for kw in counted]
 
 
-def test_a_keyword_found_in_the_sample_keeps_every_offset() -> None:
-    # 70,021 characters: the first 4,376 are the sample. "git" occurs twice in it (enough to scan
-    # the whole without it) and once at the end, "tree" only after it; offsets counted by hand.
-    text = "Git git " + "y" * 70_000 + " GIT tree git"
+@settings(PROPERTY, max_examples=300)
+@given(
+    text=st.text(alphabet="aAbİıKkσςΣ\u0345ιßſs_ *", max_size=60),
+    keywords=st.lists(st.text(alphabet="aAbİıKkσςΣ\u0345ιßſs_*", min_size=1, max_size=5), max_size=8),
+    window=st.integers(1, 9),
+    take_out=st.booleans(),
+    budget=st.sampled_from([None, 0, 1]),
+)
+def test_windowed_scan_equals_one_read_of_the_whole_text(
+    text: str, keywords: list[str], window: int, take_out: bool, budget: int | None
+) -> None:
+    # Texts whose lowering changes lengths (`İ`: offsets are mapped back), letters compared as one (`ſ`, `ς`),
+    # wildcards: the scan a few characters at a time finds what one read of the whole text does, at the same
+    # offsets and lengths in the original text.
+    import lesson_credit.core.library.salience as module
+
+    whole = KeywordMatcher(keywords).scan(text, len(text) + 1)
+    with pytest.MonkeyPatch.context() as patch:
+        if take_out:
+            patch.setattr(module, "_REBUILD_COST", 0)
+        if budget is not None:
+            patch.setattr(module, "_PART_BUDGET", budget)
+        windowed = KeywordMatcher(keywords).scan(text, window)
+    assert list(windowed) == list(whole)
+    for key in whole:
+        assert windowed.offsets(key) == whole.offsets(key), key
+
+
+def test_a_keyword_that_is_a_wildcards_part_stays_in_the_automaton() -> None:
+    # `a` is found in the first read and repeats, but the wildcard needs every occurrence of its part `a`: read a
+    # character at a time, taking found keywords out at every read, `a*b` still matches at 6 ("ab", by hand).
+    import lesson_credit.core.library.salience as module
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(module, "_REBUILD_COST", 0)
+        found = KeywordMatcher(["a", "a*b"]).scan("aa aa ab", 1)
+    assert found["a*b"] == [(6, 8)]
+    assert found["a"] == [(0, 1), (1, 2), (3, 4), (4, 5), (6, 7)]
+
+
+def test_a_keyword_taken_out_of_the_automaton_keeps_every_offset() -> None:
+    # 70,021 characters read 16,384 at a time: "git" occurs 20,000 times in the first read (enough for the rest of
+    # the text to be scanned without it), then twice at the end; "tree" only there. Offsets counted by hand.
+    text = "git" * 20_000 + "y" * 10_000 + " GIT tree git"
     found = KeywordMatcher(["git", "tree", "zzz"]).scan(text)
-    assert found["git"] == [(0, 3), (4, 7), (70_009, 70_012), (70_018, 70_021)]
-    assert found["tree"] == [(70_013, 70_017)]
+    assert found["git"][:2] == [(0, 3), (3, 6)] and len(found["git"]) == 20_002
+    assert found["git"][-2:] == [(70_001, 70_004), (70_010, 70_013)]
+    assert found["tree"] == [(70_005, 70_009)]
     assert "zzz" not in found
