@@ -25,6 +25,7 @@ from lesson_credit.core.base.files import reading_back, refuse_unreplaceable
 from lesson_credit.core.base.ids import one_form
 from lesson_credit.core.base.numbers import counted
 from lesson_credit.core.log.events import FileNumbers, encode
+from lesson_credit.core.log.exports import Untold
 from lesson_credit.core.log.store import lock_file
 from lesson_credit.core.workspace.base import LOG_FILE
 from lesson_credit.core.workspace.earlier_copies import EarlierCopies, other_names
@@ -227,7 +228,20 @@ class GptmeFiles(EarlierCopies):
                 return False
             return True
 
-        found = self._reader.index.exports.base(created, str(path.resolve()), grew_from, other_names(path))
+        where, names = str(path.resolve()), other_names(path)
+        numbers, exports = _numbers(existing, where), self._reader.index.exports
+        found: tuple[FileNumbers, frozenset[str]] | Untold | None
+        found = exports.base(created, where, grew_from, names, numbers)
+        if found is not None and numbers is not None:  # (arm by arm: what another import saw, gptme's stamps said)
+            found = exports.per_arm(*found, numbers, names.same)
+        if isinstance(found, Untold):
+            raise WorkspaceError(
+                f"{path}: its {found.key} was updated by gptme's bandit after {found.other}, a copy of the same "
+                f"exported file (created {created}), had an update of {found.key} imported, which this file may hold "
+                "or not (the numbers and gptme's stamps cannot tell): imported, that update could count twice; nothing "
+                "logged or written (to go on without the sessions saved in this file since it was copied, delete it "
+                f"and run `lesson-credit export-gptme {path}`)"
+            )
         if found is not None:
             return found
         legacy = self._adopt_legacy(path, existing)
@@ -444,7 +458,9 @@ class GptmeFiles(EarlierCopies):
         if not added and not sessions:
             return ImportReport(str(path), (), skipped=f"{path} {what} and holds nothing new")
         count = max(interop.file_sessions(existing), exported.sessions)
-        seen = FileNumbers(exported.path, exported.created, foreign.file_counts(existing, {*changed, *carried}), count)
+        keys = {*changed, *carried}
+        numbers, stamps = foreign.file_counts(existing, keys), foreign.file_stamps(existing, keys)
+        seen = FileNumbers(exported.path, exported.created, numbers, count, stamps)
         self._refuse_past_lessons(added, path)
         event = foreign.increments_event(added, self.now_iso(), sessions, seen=seen)
         self.warnings.extend(self._append(event))
@@ -463,3 +479,16 @@ class GptmeFiles(EarlierCopies):
             index.priors.get(keys[arm]) == prior and index.prior_rewards.get(keys[arm], 0) == rewards.get(arm, 0)
             for arm, prior in arms.items()
         )
+
+
+def _numbers(existing: dict[str, Any], path: str) -> FileNumbers | None:
+    """The file `existing`'s numbers, every key, with gptme's stamps (`foreign.file_stamps`). None: an arm is not
+    one `increments` reads (the import refuses the file)."""
+    arms = existing.get("arms")
+    if not isinstance(arms, dict) or not isinstance(created := existing.get("created"), str):
+        return None
+    try:
+        counts = foreign.file_counts(existing, arms)
+        return FileNumbers(path, created, counts, interop.file_sessions(existing), foreign.file_stamps(existing, arms))
+    except (TypeError, ValueError, AttributeError, KeyError, OverflowError, interop.InteropError):
+        return None
