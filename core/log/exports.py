@@ -150,15 +150,8 @@ class Exports:
         def over(seen: FileNumbers) -> FileNumbers:
             return _over(exported, seen, path, seen.sessions)
 
-        def holds(seen: FileNumbers) -> bool:  # (an arm at the numbers seen under another stamp: another update)
-            return file is None or all(
-                key not in file.arms or not _same(file.arms[key], counts) or file.stamps.get(key) == seen.stamps[key]
-                for key, counts in seen.arms.items()
-                if key in seen.stamps
-            )
-
         def grown(seen: FileNumbers) -> bool:
-            return holds(seen) and grew_from(over(seen))
+            return stamped_alike(file, seen) and grew_from(over(seen))
 
         saved = self.saved_elsewhere(created, path, lambda _: True, grown, names)
         if saved is None:
@@ -240,6 +233,16 @@ class Exports:
             else:
                 exports.seen(int(line), numbers, int(logged))
         return exports
+
+
+def stamped_alike(file: FileNumbers | None, seen: FileNumbers) -> bool:
+    """Whether no arm of `file` (None: not known) is at the numbers an import `seen` under another stamp than that
+    import saw (gptme's: another session's update, so the file did not grow from what that import saw)."""
+    return file is None or all(
+        key not in file.arms or not _same(file.arms[key], counts) or file.stamps.get(key) == seen.stamps[key]
+        for key, counts in seen.arms.items()
+        if key in seen.stamps
+    )
 
 
 def _over(below: FileNumbers, above: FileNumbers, path: str, sessions: int) -> FileNumbers:

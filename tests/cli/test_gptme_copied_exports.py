@@ -101,6 +101,25 @@ def test_a_session_saved_before_the_copy_counts_once(root: Path, tmp_path: Path,
 
 
 @pytest.mark.parametrize("order", ["gx-first", "gy-first"])
+def test_a_session_in_two_copies_of_the_workspaces_own_file_counts_once(root: Path, tmp_path: Path, order: str) -> None:
+    """The same with the workspace's own bandit-state.json copied to gx (known by the copy of it kept in `.cache`):
+    gy's import took our copy's numbers for its base and logged session 1 again (git Beta(3.8, 1.2) n 3).
+    git: Beta(1.8, 1.2) n 1 + (1, 0, 1) = Beta(2.8, 1.2) n 2; quote: Beta(1, 1) + (1, 0, 1) + (0, 1, 1) = Beta(2, 2)
+    n 2; sessions: s1 + 3 = 4."""
+    gx, gy = two_files(tmp_path)
+    ok("grade", "s1", "0.8", "--workspace", str(root))  # (its grade again): the own file written, its copy kept
+    shutil.copy(root / STATE_REL, gx)
+    gptme_session(gx, GIT, 1.0, T1)
+    shutil.copy(gx, gy)
+    gptme_session(gy, QUOTE, 1.0, T2)
+    gptme_session(gx, QUOTE, 0.0, T3)
+    for path in (gx, gy, gx, gy) if order == "gx-first" else (gy, gx, gy, gx):
+        ok("import-gptme", "--workspace", str(root), str(path))
+    assert posteriors(root) == {GIT: pytest.approx((2.8, 1.2, 2)), QUOTE: pytest.approx((2.0, 2.0, 2))}
+    assert sessions(root) == 4
+
+
+@pytest.mark.parametrize("order", ["gx-first", "gy-first"])
 def test_two_bandits_rewarding_one_lesson_alike_both_count(root: Path, tmp_path: Path, order: str) -> None:
     """A copy taken right after the export; each bandit saves one session rewarding git 1 (the same numbers, each
     stamped by its own clock). The second import took the first's numbers for its base (the file grew from them),
