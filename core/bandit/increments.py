@@ -7,6 +7,7 @@ increments events saw there (`seen`), logged as an increments event (docs/format
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -163,7 +164,27 @@ def export_event(numbers: FileNumbers, timestamp: str) -> dict[str, Any]:
 
 
 def _plain(n: FileNumbers) -> dict[str, Any]:
-    return {"path": n.path, "created": n.created, "arms": _counts(n.arms), "sessions": n.sessions}
+    arms: dict[str, dict[str, Any]] = dict(_counts(n.arms))
+    for key, stamp in n.stamps.items():  # (a `seen`'s: gptme's stamp of each arm, docs/format.md §5.5)
+        if key in arms:
+            arms[key] = {**arms[key], "stamp": stamp}
+    return {"path": n.path, "created": n.created, "arms": arms, "sessions": n.sessions}
+
+
+# gptme's bandit stamps an arm it updates with its clock's isoformat, aware, to the microsecond (`+00:00`)
+GPTME_STAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00")
+
+
+def file_stamps(state: dict[str, Any], keys: Iterable[str]) -> dict[str, str]:
+    """Per key of `keys` in the state file `state` whose arm bears a stamp of gptme's bandit's clock (`GPTME_STAMP`):
+    that stamp (an update of gptme's, that one: another session's would bear another microsecond)."""
+    arms = state["arms"]
+    found: dict[str, str] = {}
+    for key in keys:
+        stamp = arms[key].get("last_updated") if isinstance(arms.get(key), dict) else None
+        if isinstance(stamp, str) and GPTME_STAMP.fullmatch(stamp):
+            found[key] = stamp
+    return found
 
 
 def file_counts(state: dict[str, Any], keys: Iterable[str]) -> dict[str, Counts]:

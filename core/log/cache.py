@@ -63,8 +63,9 @@ from lesson_credit.core.log.vocab import decode_lines
 # 26: a session event naming more than MAX_SESSION_LESSONS lessons is a bad line, skipped; 27: a line skipped for
 # an unknown `included` makes no arm (the batch read made its arms first); 28: an event naming lessons past
 # MAX_LOG_LESSONS (core/log/arm_names.py) is a bad line, skipped; 29: an earlier import of a file imported again is
-# kept with its `created` (core/log/prior_counts.py)
-CACHE_VERSION = 29
+# kept with its `created` (core/log/prior_counts.py); 30: every import's `seen` kept in log order, with gptme's
+# stamps and the sessions its event logged (an arm of a copy told by the stamp another import saw)
+CACHE_VERSION = 30
 CACHE_MAGIC = b"lesson-credit log-index 11\n"
 SUMS_MAGIC = b"lesson-credit log-sums 11\n"
 MIN_NEW_BYTES = 4 * 1024 * 1024  # rewrite the cache when a read parsed at least this much

@@ -126,6 +126,9 @@ class FileNumbers(Struct, frozen=True):
     created: str
     arms: dict[str, FileCounts]
     sessions: int  # its total_sessions
+    # per key of `arms` (a `seen`'s; none in an export's or a `seen` of before): the arm's `last_updated` as the file
+    # had it when gptme's bandit stamped it (its clock's isoformat to the microsecond: that very update)
+    stamps: dict[str, str] = field(default_factory=dict)
 
 
 class ExportEvent(Struct, frozen=True):
@@ -431,6 +434,7 @@ def _file_numbers(data: dict[str, Any], what: str) -> FileNumbers:
     if not isinstance(path, str) or not path or not isinstance(created, str) or not isinstance(arms, dict):
         raise InvalidEvent(f"{what} needs 'path' and 'created' strings and an 'arms' object")
     counts: dict[str, FileCounts] = {}
+    stamps: dict[str, str] = {}
     for key, arm in arms.items():
         numbers: list[Any] = [
             arm.get(name) if isinstance(arm, dict) else None for name in ("alpha", "beta", "n", "rewards")
@@ -446,7 +450,11 @@ def _file_numbers(data: dict[str, Any], what: str) -> FileNumbers:
             _count(int(n), f"{what}: {key!r} n"),
             _count(int(r), f"{what}: {key!r} rewards"),
         )
-    return FileNumbers(path, created, counts, _count(data.get("sessions", 0), f"{what}: 'sessions'"))
+        if isinstance(arm, dict) and "stamp" in arm:  # (optional: what gptme's bandit stamped the arm with)
+            if not isinstance(stamp := arm["stamp"], str) or not stamp:
+                raise InvalidEvent(f"{what}: {key!r} stamp must be a non-empty string")
+            stamps[key] = stamp
+    return FileNumbers(path, created, counts, _count(data.get("sessions", 0), f"{what}: 'sessions'"), stamps)
 
 
 def encode(record: dict[str, Any]) -> bytes:

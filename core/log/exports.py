@@ -5,12 +5,15 @@ import of that file takes gptme's increments from. And what the log knows of the
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
 from msgspec import Struct
 
-from lesson_credit.core.log.events import FileNumbers
+from lesson_credit.core.log.events import FileCounts, FileNumbers
+
+NEW_ARM: FileCounts = (1.0, 1.0, 0, 0)  # an arm gptme's bandit creates starts at Beta(1, 1)
 
 
 class OtherNames(Struct, frozen=True):
@@ -20,6 +23,14 @@ class OtherNames(Struct, frozen=True):
 
     same: Callable[[str], bool]
     gone: Callable[[str], bool]
+
+
+class Untold(Struct, frozen=True):
+    """An arm of the file being imported whose update cannot be told from one an import of `other` (a file of the
+    same `created`: a copy) logged: it may hold that update, or not (`Exports.base`)."""
+
+    key: str
+    other: str
 
 
 class Exports:
@@ -32,6 +43,7 @@ class Exports:
     def __init__(self) -> None:
         self.files: dict[tuple[str, str], tuple[int, FileNumbers]] = {}
         self.saves: dict[tuple[str, str], tuple[int, FileNumbers]] = {}
+        self.history: list[tuple[int, FileNumbers, int]] = []  # every `seen`, in log order, its event's sessions
 
     def __bool__(self) -> bool:
         return bool(self.files or self.saves)
@@ -40,12 +52,13 @@ class Exports:
         """An export event: the file holds its numbers (another export to that file replaces them)."""
         self.files[numbers.created, numbers.path] = (line, numbers)
 
-    def seen(self, line: int, seen: FileNumbers) -> None:
-        """An import of a file logged its increments: the numbers of the keys it saw changed (and the file's
-        total_sessions) are that file's from now on (absolute, never summed again)."""
+    def seen(self, line: int, seen: FileNumbers, logged: int = 0) -> None:
+        """An import of a file logged its increments (`logged`: the sessions it counted): the numbers of the keys
+        it saw changed (and the file's total_sessions) are that file's from now on (absolute, never summed again)."""
+        self.history.append((line, seen, logged))
         key = (seen.created, seen.path)
         if key in self.saves:
-            seen = FileNumbers(seen.path, seen.created, {**self.saves[key][1].arms, **seen.arms}, seen.sessions)
+            seen = _over(self.saves[key][1], seen, seen.path, seen.sessions)
         self.saves[key] = (line, seen)
 
     def saved(self, created: str, path: str, names: OtherNames | None = None) -> FileNumbers | None:
@@ -70,8 +83,10 @@ class Exports:
         if not logged:
             return None
         logged.sort(key=lambda item: item[0])  # in log order: a later import's numbers replace an earlier one's
-        arms = {key: counts for _, n in logged for key, counts in n.arms.items()}
-        return logged[-1][0], FileNumbers(path, created, arms, logged[-1][1].sessions)
+        merged = FileNumbers(path, created, {}, 0)
+        for _, n in logged:
+            merged = _over(merged, n, path, n.sessions)
+        return logged[-1][0], merged
 
     def saved_elsewhere(
         self,
@@ -104,7 +119,7 @@ class Exports:
             if stamp == created and line > after and where != path and other(where) and names.gone(where)
         ]
         for _, n in sorted(later, key=lambda item: -item[0]):
-            moved = FileNumbers(path, created, {**mine.arms, **n.arms}, n.sessions)
+            moved = _over(mine, n, path, n.sessions)
             if grew_from(moved):
                 return moved
         return mine
@@ -115,13 +130,15 @@ class Exports:
         path: str,
         grew_from: Callable[[FileNumbers], bool],
         names: OtherNames | None = None,
+        file: FileNumbers | None = None,
     ) -> tuple[FileNumbers, frozenset[str]] | None:
         """The numbers of the file at `path` whose `created` (gptme keeps it) is an export's, as the log tells
         them: the export's (of the one to `path` when exports to several files wrote one `created`, in one
         second, else of the latest), with those the imports of that file saw (`saved_elsewhere`: of the file
         at `path`, else the latest import of a file of that `created` elsewhere whose numbers it holds,
         `grew_from`: moved here, or copied from there after that import; `names`: as `saved_elsewhere`). With them, the
-        keys an import saw. None: no export wrote it."""
+        keys an import saw. None: no export wrote it. `file` (the file's numbers, every key, with gptme's stamps):
+        an import whose numbers it holds under other stamps than that import saw is not one it grew from."""
         if (created, path) in self.files:
             exported = self.files[created, path][1]
         else:
@@ -131,27 +148,132 @@ class Exports:
             exported = max(found, key=lambda item: item[0])[1]
 
         def over(seen: FileNumbers) -> FileNumbers:
-            return FileNumbers(path, created, {**exported.arms, **seen.arms}, seen.sessions)
+            return _over(exported, seen, path, seen.sessions)
 
-        saved = self.saved_elsewhere(created, path, lambda _: True, lambda seen: grew_from(over(seen)), names)
+        def grown(seen: FileNumbers) -> bool:
+            return stamped_alike(file, seen) and grew_from(over(seen))
+
+        saved = self.saved_elsewhere(created, path, lambda _: True, grown, names)
         if saved is None:
             return FileNumbers(path, created, exported.arms, exported.sessions), frozenset()
         return over(saved), frozenset(saved.arms)
 
+    def per_arm(
+        self, base: FileNumbers, carried: frozenset[str], file: FileNumbers, same: Callable[[str], bool] | None
+    ) -> tuple[FileNumbers, frozenset[str]] | Untold:
+        """`base` (and `carried`, the keys an import saw: what `base` gave) of the file `file` (every key, with
+        gptme's stamps; its path resolved; `same`: whether another path names that very file), arm by arm against
+        every state an import of its `created` saw (any path): an arm exactly a state one saw (the four numbers and
+        gptme's stamp, to the microsecond: that very update) is logged already; its base is what the file holds
+        (carried on). Then no arm may share, with a state an import saw, an update past its base (a gptme update
+        adds one selection, so the common part of two arms' histories is no longer than the shorter; of two at one
+        count under other stamps, shorter still): that update may be logged already, or not (Untold: which arm,
+        which path). When an arm was found logged elsewhere, the files shared sessions: counted are no more than
+        its own arms' updates show, or than its sessions beyond all that the imports of other paths logged (never
+        one twice)."""
+        states = [(n, logged) for _, n, logged in self.history if n.created == file.created]
+        if not states:
+            return base, carried
+        saw: dict[str, list[tuple[FileCounts, str | None, str]]] = {}  # per key: each state seen, its stamp, path
+        for n, _ in states:
+            for key, counts in n.arms.items():
+                saw.setdefault(key, []).append((counts, n.stamps.get(key), n.path))
+        arms, stamps, keys, matched = dict(base.arms), dict(base.stamps), set(carried), False
+        for key, counts in file.arms.items():
+            stamp = file.stamps.get(key)
+            if stamp is None or key not in saw or _same(arms.get(key, NEW_ARM), counts):
+                continue
+            if any(told == stamp and _same(seen, counts) for seen, told, _ in saw[key]):
+                arms[key], stamps[key], matched = counts, stamp, True
+                keys.add(key)
+        for key, counts in file.arms.items():
+            for seen, told, where in saw.get(key, ()):
+                if _shares_past(counts, file.stamps.get(key), seen, told, arms.get(key, NEW_ARM)[2]):
+                    return Untold(key, where)
+        sessions = base.sessions
+        if matched:
+            added = max(0, file.sessions - base.sessions)
+            own = max([0, *(counts[2] - arms.get(key, NEW_ARM)[2] for key, counts in file.arms.items())])
+            elsewhere = sum(
+                logged for n, logged in states if n.path != file.path and (same is None or not same(n.path))
+            )
+            sessions = file.sessions - min(added, max(own, added - elsewhere))
+        return FileNumbers(base.path, base.created, arms, sessions, stamps), frozenset(keys)
+
     def plain(self) -> list[Any]:
-        """As plain values (the parsed-log cache's head): a row per file, exported or not."""
+        """As plain values (the parsed-log cache's head): a row per export, and per import in log order."""
         return [
-            [line, n.path, n.created, {key: list(counts) for key, counts in n.arms.items()}, n.sessions, exported]
-            for exported, files in ((True, self.files), (False, self.saves))
-            for line, n in files.values()
+            [
+                line,
+                n.path,
+                n.created,
+                {key: list(counts) for key, counts in n.arms.items()},
+                n.sessions,
+                exported,
+                n.stamps,
+                logged,
+            ]
+            for exported, rows in (
+                (True, [(line, n, 0) for line, n in self.files.values()]),
+                (False, self.history),
+            )
+            for line, n, logged in rows
         ]
 
     @classmethod
     def of(cls, plain: list[Any]) -> Exports:
         """The `plain()` values back (TypeError, ValueError... when they are not)."""
         exports = cls()
-        for line, path, created, arms, sessions, exported in plain:
+        for line, path, created, arms, sessions, exported, stamps, logged in plain:
             counts = {str(key): (float(a), float(b), int(n), int(r)) for key, (a, b, n, r) in arms.items()}
-            numbers = FileNumbers(str(path), str(created), counts, int(sessions))
-            (exports.files if exported is True else exports.saves)[numbers.created, numbers.path] = (int(line), numbers)
+            told = {str(key): str(stamp) for key, stamp in stamps.items()}
+            numbers = FileNumbers(str(path), str(created), counts, int(sessions), told)
+            if exported is True:
+                exports.files[numbers.created, numbers.path] = (int(line), numbers)
+            else:
+                exports.seen(int(line), numbers, int(logged))
         return exports
+
+
+def stamped_alike(file: FileNumbers | None, seen: FileNumbers) -> bool:
+    """Whether no arm of `file` (None: not known) is at the numbers an import `seen` under another stamp than that
+    import saw (gptme's: another session's update, so the file did not grow from what that import saw)."""
+    return file is None or all(
+        key not in file.arms or not _same(file.arms[key], counts) or file.stamps.get(key) == seen.stamps[key]
+        for key, counts in seen.arms.items()
+        if key in seen.stamps
+    )
+
+
+def _over(below: FileNumbers, above: FileNumbers, path: str, sessions: int) -> FileNumbers:
+    """The numbers of `below` with those of `above` over them, key by key (a key's stamp goes with its numbers)."""
+    stamps = {key: stamp for key, stamp in below.stamps.items() if key not in above.arms}
+    return FileNumbers(path, below.created, {**below.arms, **above.arms}, sessions, {**stamps, **above.stamps})
+
+
+def _same(a: FileCounts, b: FileCounts) -> bool:
+    """Whether two arms' numbers are one (alpha and beta as `increments` compares them, the counts exactly)."""
+    close = all(math.isclose(x, y, rel_tol=1e-12, abs_tol=1e-12) for x, y in zip(a[:2], b[:2], strict=True))
+    return close and a[2:] == b[2:]
+
+
+def _under(a: FileCounts, b: FileCounts) -> bool:
+    """Whether `b` may be `a` and gptme's updates since (no number lower, one selection or more added)."""
+    return b[2] > a[2] and all(
+        y >= x or math.isclose(x, y, rel_tol=1e-12, abs_tol=1e-12) for x, y in zip(a, b, strict=True)
+    )
+
+
+def _shares_past(mine: FileCounts, stamp: str | None, seen: FileCounts, told: str | None, base: int) -> bool:
+    """Whether an arm at `mine` (gptme's stamp `stamp`, None: not one) and one an import saw at `seen` (`told`) may
+    have gptme's updates in common past `base` selections: the longest history they may share is the shorter one
+    when it may be the other's start (`_under`), else one update less; two at one count are one state only under one
+    stamp (both known and the numbers the same: that is no sharing past it), so under two, one update less."""
+    if stamp is not None and told == stamp and _same(mine, seen):
+        return False
+    if mine[2] == seen[2]:
+        top = mine[2] if _same(mine, seen) and (stamp is None or told is None) else mine[2] - 1
+    else:
+        low, high = (seen, mine) if seen[2] < mine[2] else (mine, seen)
+        top = low[2] if _under(low, high) else low[2] - 1
+    return top > base

@@ -474,7 +474,7 @@ class LogIndex(ArmNames):
                 self.increment_steps.add(self.n_sessions, self.arm(lesson_id), a, b)
             self.added_sessions += event.sessions
             if event.seen is not None:
-                self.exports.seen(line, event.seen)
+                self.exports.seen(line, event.seen, event.sessions)
         elif isinstance(event, PriorEvent):
             before = set(self.prior_from.values())
             for lesson_id, prior in event.arms.items():

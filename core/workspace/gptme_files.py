@@ -25,6 +25,7 @@ from lesson_credit.core.base.files import reading_back, refuse_unreplaceable
 from lesson_credit.core.base.ids import one_form
 from lesson_credit.core.base.numbers import counted
 from lesson_credit.core.log.events import FileNumbers, encode
+from lesson_credit.core.log.exports import Untold, stamped_alike
 from lesson_credit.core.log.store import lock_file
 from lesson_credit.core.workspace.base import LOG_FILE
 from lesson_credit.core.workspace.earlier_copies import EarlierCopies, other_names
@@ -231,9 +232,14 @@ class GptmeFiles(EarlierCopies):
                 return False
             return True
 
-        found = self._reader.index.exports.base(created, str(path.resolve()), grew_from, other_names(path))
+        where, names = str(path.resolve()), other_names(path)
+        numbers, exports = _numbers(existing, where), self._reader.index.exports
+        found: tuple[FileNumbers, frozenset[str]] | Untold | None
+        found = exports.base(created, where, grew_from, names, numbers)
+        if found is not None and numbers is not None:  # (arm by arm: what another import saw, gptme's stamps said)
+            found = exports.per_arm(*found, numbers, names.same)
         if found is not None:
-            return found
+            return _told(path, created, "exported file", found)
         legacy = self._adopt_legacy(path, existing)
         return None if legacy is None else (legacy, frozenset())
 
@@ -260,19 +266,28 @@ class GptmeFiles(EarlierCopies):
         sessions = interop.file_sessions(existing) if copy.sessions is None else copy.sessions  # (unknown: none new)
         own = str(self.state_path)
 
+        numbers, names, exports = _numbers(existing, where), other_names(path), self._reader.index.exports
+
         def grew_from(seen: FileNumbers) -> bool:  # the file holds what an import of another saw there
+            if not stamped_alike(numbers, seen):  # (at its numbers under another stamp: another session's)
+                return False
             try:
                 foreign.increments(existing, {**copy.arms, **seen.arms})
             except interop.InteropError:
                 return False
             return True
 
-        saved = self._reader.index.exports.saved_elsewhere(
-            created, where, lambda was: was != own, grew_from, other_names(path)
+        saved = exports.saved_elsewhere(created, where, lambda was: was != own, grew_from, names)
+        found = (
+            (FileNumbers(where, created, copy.arms, sessions), frozenset[str]())
+            if saved is None
+            else (FileNumbers(where, created, {**copy.arms, **saved.arms}, saved.sessions), frozenset(saved.arms))
         )
-        if saved is not None:
-            return FileNumbers(where, created, {**copy.arms, **saved.arms}, saved.sessions), frozenset(saved.arms)
-        return FileNumbers(where, created, copy.arms, sessions), frozenset()
+        if numbers is None:
+            return found
+        return _told(
+            path, created, "bandit-state.json this workspace wrote", exports.per_arm(*found, numbers, names.same)
+        )
 
     def _legacy_copy(self, target: Path) -> Path:
         """Where an earlier version kept a copy of what `export-gptme` wrote at `target`: `exports/`."""
@@ -449,7 +464,9 @@ class GptmeFiles(EarlierCopies):
         if not added and not sessions:
             return ImportReport(str(path), (), skipped=f"{path} {what} and holds nothing new")
         count = max(interop.file_sessions(existing), exported.sessions)
-        seen = FileNumbers(exported.path, exported.created, foreign.file_counts(existing, {*changed, *carried}), count)
+        keys = {*changed, *carried}
+        numbers, stamps = foreign.file_counts(existing, keys), foreign.file_stamps(existing, keys)
+        seen = FileNumbers(exported.path, exported.created, numbers, count, stamps)
         self._refuse_past_lessons(added, path)
         event = foreign.increments_event(added, self.now_iso(), sessions, seen=seen)
         self.warnings.extend(self._append(event))
@@ -468,3 +485,32 @@ class GptmeFiles(EarlierCopies):
             index.priors.get(keys[arm]) == prior and index.prior_rewards.get(keys[arm], 0) == rewards.get(arm, 0)
             for arm, prior in arms.items()
         )
+
+
+def _numbers(existing: dict[str, Any], path: str) -> FileNumbers | None:
+    """The file `existing`'s numbers, every key, with gptme's stamps (`foreign.file_stamps`). None: an arm is not
+    one `increments` reads (the import refuses the file)."""
+    arms = existing.get("arms")
+    if not isinstance(arms, dict) or not isinstance(created := existing.get("created"), str):
+        return None
+    try:
+        counts = foreign.file_counts(existing, arms)
+        return FileNumbers(path, created, counts, interop.file_sessions(existing), foreign.file_stamps(existing, arms))
+    except (TypeError, ValueError, AttributeError, KeyError, OverflowError, interop.InteropError):
+        return None
+
+
+def _told(
+    path: Path, created: str, what: str, found: tuple[FileNumbers, frozenset[str]] | Untold
+) -> tuple[FileNumbers, frozenset[str]]:
+    """`found` (`Exports.per_arm`'s answer for the file at `path`, a copy of the `what` whose `created` it keeps), or
+    WorkspaceError (one line) naming the arm that cannot be told and the other copy."""
+    if not isinstance(found, Untold):
+        return found
+    raise WorkspaceError(
+        f"{path}: its {found.key} was updated by gptme's bandit after {found.other}, a copy of the same {what} "
+        f"(created {created}), had an update of {found.key} imported, which this file may hold or not (the numbers "
+        "and gptme's stamps cannot tell): imported, that update could count twice; nothing logged or written (to go "
+        f"on without the sessions saved in this file since it was copied, delete it and run `lesson-credit "
+        f"export-gptme {path}`)"
+    )
