@@ -167,20 +167,23 @@ def read_records(
     known: RecordFile | None = None,
     *,
     max_lines: int | None = None,
+    max_bytes: int | None = None,
     file: str = "",
     follow: bool = True,
     cap_words: str = "",
 ) -> RecordFile:
     """The records of a file; a missing file is no records (with a note), never an error. `known`: the
     records read from it before, returned as they are when the bytes are the same (not parsed again).
-    `max_lines` (default RECORDS_MAX_LINES): lines with a record read at most; `file`: a rotated file's
-    name, said in its problems and records; `follow`: False opens it without following a symbolic link."""
+    `max_lines` (default RECORDS_MAX_LINES): lines with a record read at most; `max_bytes` (default
+    RECORDS_MAX_BYTES): bytes read at most; `file`: a rotated file's name, said in its problems and records;
+    `follow`: False opens it without following a symbolic link."""
     limit = RECORDS_MAX_LINES if max_lines is None else max_lines
+    cap = RECORDS_MAX_BYTES if max_bytes is None else max_bytes
     try:
         if follow:
-            raw = read_regular(path, RECORDS_MAX_BYTES, longer=True)
+            raw = read_regular(path, cap, longer=True)
         else:
-            raw = read_opened(open_regular(path, os.O_RDONLY | os.O_NOFOLLOW), path, RECORDS_MAX_BYTES, longer=True)
+            raw = read_opened(open_regular(path, os.O_RDONLY | os.O_NOFOLLOW), path, cap, longer=True)
     except FileNotFoundError:
         return RecordFile(path, note=f"no session records at {path}")
     except (UnsafeFile, IsADirectoryError) as exc:
@@ -188,16 +191,18 @@ def read_records(
     except OSError as exc:
         reason = f"{path}: {exc.strerror or exc}"
         return RecordFile(path, problems=(RecordProblem(0, reason),), problem_count=1, note=reason)
-    digest = xxhash.xxh3_64_hexdigest(raw[:RECORDS_MAX_BYTES])
-    if known is not None and known.path == path and known.digest == digest and len(raw) <= RECORDS_MAX_BYTES:
+    digest = xxhash.xxh3_64_hexdigest(raw[:cap])
+    if known is not None and known.path == path and known.digest == digest and len(raw) <= cap:
         if known.limit == limit or (not known.capped and known.lines_read <= limit):  # the same lines read
             return known
-    parsed = _parse(raw[:RECORDS_MAX_BYTES], limit, file, cap_words)
+    parsed = _parse(raw[:cap], limit, file, cap_words)
     records, problems, count = parsed.records, parsed.problems, parsed.count
-    if len(raw) > RECORDS_MAX_BYTES:
+    if len(raw) > cap:
         count += 1
-        problems.append(RecordProblem(0, f"{path} is larger than {RECORDS_MAX_BYTES >> 20} MB: only its start is read"))
-    size = min(len(raw), RECORDS_MAX_BYTES)
+        room = f"{cap >> 20} MB" if cap % (1 << 20) == 0 else f"{cap:,} bytes"
+        more = "" if cap == RECORDS_MAX_BYTES else " (what was left of what all the records files may hold together)"
+        problems.append(RecordProblem(0, f"{path} is larger than {room}{more}: only its start is read"))
+    size = min(len(raw), cap)
     return RecordFile(
         path, tuple(records), tuple(problems), count, None, digest, parsed.read, parsed.capped, limit, size
     )

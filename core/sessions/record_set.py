@@ -84,23 +84,30 @@ def read_record_set(
         if lines >= cap or first.capped:
             problems.append(RecordProblem(0, f"past the first {cap:,} records' lines{CAP_WORDS}: not read", name))
             continue
-        try:
-            length = min(os.stat(path).st_size, record_file.RECORDS_MAX_BYTES)
-        except OSError:
-            length = 0  # (read_records says why it cannot be read)
-        if size + length > RECORDS_TOTAL_MAX_BYTES:
+        if size + _length(path) > RECORDS_TOTAL_MAX_BYTES:
             total = RECORDS_TOTAL_MAX_BYTES >> 20
             problems.append(
                 RecordProblem(0, f"past the {total} MB all the records files may hold together: not read", name)
             )
             continue
         follow = os.path.islink(path)  # (one allowed above; any other is opened without following one)
-        part = read_records(path, known.get(name), max_lines=cap - lines, file=name, follow=follow, cap_words=CAP_WORDS)
+        room = min(record_file.RECORDS_MAX_BYTES, RECORDS_TOTAL_MAX_BYTES - size)  # (one that grew since its stat)
+        part = read_records(
+            path, known.get(name), max_lines=cap - lines, max_bytes=room, file=name, follow=follow, cap_words=CAP_WORDS
+        )
         parts.append(part)
         read[name] = part
         lines, size = lines + part.lines_read, size + part.size
     names_read = [primary.name, *list(read)[1:]]  # (read: "" first, then each rotated file read, in order)
     return _merged(primary, names_read, parts, problems), read
+
+
+def _length(path: Path) -> int:
+    """The bytes of a rotated file that would be read, by its stat (0: read_records says why it cannot be)."""
+    try:
+        return min(os.stat(path).st_size, record_file.RECORDS_MAX_BYTES)
+    except OSError:
+        return 0
 
 
 def _merged(primary: Path, names: list[str], parts: list[RecordFile], extra: list[RecordProblem]) -> RecordFile:

@@ -549,3 +549,22 @@ def test_a_rotated_file_that_is_no_regular_file_is_one_problem_and_the_lock_and_
     assert [ws.session(s).base_reward for s, _ in JUDGED] == [None, None, 0.9]
     (problem,) = ws.session_records.file().problems
     assert str(problem) == f"{root / BAK}: a FIFO, not a regular file; not read"
+
+
+def test_a_rotated_file_that_grew_since_its_stat_is_read_only_to_the_total_cap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lesson_credit.core.sessions import record_set
+
+    root = _judged(tmp_path)
+    write_records(root, [{"session_id": "s3", "llm_judge_score": 0.9}])
+    (root / ARCHIVE).write_text(_lines(JUDGED[:2]))
+    line = len(_lines(JUDGED[:1]))  # s1's line, newline included
+    monkeypatch.setattr(record_set, "RECORDS_TOTAL_MAX_BYTES", (root / RECORDS).stat().st_size + line)
+    monkeypatch.setattr(record_set, "_length", lambda path: 0)  # its stat said it was empty: it grew since
+    file = Workspace(root).session_records.file()
+    assert [r.session_id for r in file.records] == ["s3", "s1"]  # the archive's first line alone fits
+    assert [str(p) for p in file.problems] == [
+        f"{root / ARCHIVE} is larger than {line:,} bytes (what was left of what all the records files may hold "
+        "together): only its start is read"
+    ]
