@@ -5,12 +5,13 @@ A full `status` on the workspace's log file that printed no warning writes `.cac
 the log: its output and what vouches for it. The log is vouched for as its seal does (core/log/logcheck.py:
 the stat the run read it at, the seal's own stat of it, the log's last change in an earlier tick than the
 seal). Every other input is vouched for by its stat (mtime, ctime, size, inode, device): config.toml,
-gptme.toml, the gptme-sessions records file, the grading weights (which score its records' grades),
-bandit-state.json, and every file and folder under the library folders (a folder's stat moves when an
-entry is added, removed or renamed in it); one changed within RACY_NS of the run (a coarse clock may not
-have ticked since) by its content digest too. The records file is the one config.toml names now: a `~` in
-its `[records] path` follows $HOME, which no stat shows. A later `status` with the same options and environment, run
-by the same code (the stat of every module), prints the summary when all of that holds, else runs in full.
+gptme.toml, the gptme-sessions records file (with the rotated files beside it and their folder), the grading
+weights (which score its records' grades), bandit-state.json, and every file and folder under the library
+folders (a folder's stat moves when an entry is added, removed or renamed in it); one changed within RACY_NS
+of the run (a coarse clock may not have ticked since) by its content digest too. The records file is the one
+config.toml names now: a `~` in its `[records] path` follows $HOME, which no stat shows. A later `status` with
+the same options and environment, run by the same code (the stat of every module), prints the summary when all
+of that holds, else runs in full.
 The summary is derived: deleting it changes no output, only the time.
 """
 
@@ -148,9 +149,13 @@ def inputs(ws: Workspace) -> list[str]:
     cannot be read: that run warns, and is not kept)."""
     from lesson_credit.core.library.lessons import LessonError, library_roots_checked
     from lesson_credit.core.sessions.record_file import WEIGHTS_FILE
+    from lesson_credit.core.sessions.records_path import RECORDS_FILE, rotated_names
 
     records, weights = ws.session_records.path, ws.root / WEIGHTS_FILE  # the weights score records' grades
     names = [str(ws.config_path), str(ws.root / "gptme.toml"), str(records), str(weights), str(ws.state_path)]
+    rotated, _ = rotated_names(records)  # the rotated records files beside it, and their folder (one added, one gone)
+    if records.name == RECORDS_FILE:
+        names += [str(records.parent)] + [str(records.parent / name) for name in rotated]
     try:
         roots, _ = library_roots_checked(ws.root, ws.allow_outside_library)
     except LessonError:

@@ -23,6 +23,7 @@ from msgspec import Struct, field
 from lesson_credit.core.bandit.config import RecordsSettings
 from lesson_credit.core.base.numbers import and_more, counted, listed
 from lesson_credit.core.model.sources import HEURISTIC, JUDGE, OUTCOME, FloatArray
+from lesson_credit.core.sessions import records_path as record_paths
 from lesson_credit.core.sessions.records_path import records_path
 
 RACY_NS = 2_000_000_000  # as the lesson cache's (core/library/lessons.py): a coarse clock's tick, with margin
@@ -49,41 +50,77 @@ class JoinedRecords(Struct, frozen=True):
         return None if index is None else self.file.records[index]
 
 
-class SessionRecords:
-    """The records file of a workspace, read when it changes."""
+Signature = tuple[tuple[str, tuple[int, ...]], ...]  # (name, stat) of each file there ("": the records file)
 
-    def __init__(self, root: Path, settings: RecordsSettings, environ: Mapping[str, str] | None = None) -> None:
-        self.root = root
-        self.settings = settings
-        self.path = records_path(root, settings.path, environ)
-        self._signature: tuple[int, ...] | None = None
-        self._racy = False  # the stat does not vouch for the bytes yet (changed within RACY_NS of the read)
-        self._file: RecordFile | None = None
-        self._joined: JoinedRecords | None = None
 
-    def _stat(self) -> tuple[int, ...] | None:
+def _stat_of(path: Path, own: bool = True) -> tuple[int, ...] | None:
+    """A file's stat (None: not there); with `own`, a link to nothing or a loop by the link's own stat."""
+    try:
+        st = os.stat(path)
+    except OSError:
         try:
-            st = os.stat(self.path)
+            if not own:
+                return None
+            st = os.lstat(path)
         except OSError:
             return None
-        return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev, st.st_mode)
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev, st.st_mode)
+
+
+class SessionRecords:
+    """The records file of a workspace and the rotated files beside it (core/sessions/record_set.py), read
+    when one of them changes, appears or goes."""
+
+    def __init__(
+        self,
+        root: Path,
+        settings: RecordsSettings,
+        environ: Mapping[str, str] | None = None,
+        allow_outside: bool = False,
+    ) -> None:
+        self.root = root
+        self.settings = settings
+        self.allow_outside = allow_outside  # a rotated file linking outside the workspace is read
+        self.path = records_path(root, settings.path, environ)
+        self._signature: tuple[object, ...] | None = None
+        self._racy = False  # the stat does not vouch for the bytes yet (changed within RACY_NS of the read)
+        self._file: RecordFile | None = None
+        self._files: dict[str, RecordFile] = {}  # each file as read, by name ("": the records file)
+        self._joined: JoinedRecords | None = None
+
+    def _stat(self) -> tuple[Signature, list[str], str | None] | None:
+        """(each file's stat, the rotated files' names, a problem listing them); None when none is there."""
+        names, problem = record_paths.rotated_names(self.path)
+        read = names[: record_paths.ROTATED_MAX_FILES]  # (the rest: by their names, which one problem lists)
+        stats = [("", _stat_of(self.path, own=False))] + [(name, _stat_of(self.path.parent / name)) for name in read]
+        there = tuple((name, st) for name, st in stats if st is not None)
+        return (there, names, problem) if there else None
 
     def file(self) -> RecordFile:
-        """The records as the file holds them now: read again when its stat changed, and by its bytes while
-        its last change is within RACY_NS of the read that vouched for the stat (a coarse clock may not have
-        ticked since: a rewrite of the same size would keep the whole stat)."""
-        signature = self._stat()
+        """The records as the files hold them now: read again when a file's stat changed (or one appeared or
+        went), and by their bytes while a last change is within RACY_NS of the read that vouched for the stats
+        (a coarse clock may not have ticked since: a rewrite of the same size would keep the whole stat)."""
+        found = self._stat()
+        signature = None if found is None else (found[0], tuple(found[1]), found[2])
         if self._file is None or signature is None or signature != self._signature or self._racy:
-            from lesson_credit.core.sessions.record_file import read_records
+            from lesson_credit.core.sessions.record_set import read_record_set
 
             read_ns = time.time_ns()  # before the read: a change after it only looks racier
-            self._file = read_records(self.path, self._file)
+            names, problem = (found[1], found[2]) if found is not None else ([], None)
+            self._file, self._files = read_record_set(
+                self.path, names, problem, self.root, self.allow_outside, self._files
+            )
             self._signature = signature
-            self._racy = signature is not None and max(signature[1], signature[2]) >= read_ns - RACY_NS
+            latest = max((max(st[1], st[2]) for _, st in found[0]), default=0) if found is not None else 0
+            self._racy = signature is not None and latest >= read_ns - RACY_NS
         return self._file
 
+    def there(self) -> bool:
+        """Whether the records file or a rotated file beside it is there (a link to nothing is not)."""
+        return self._stat() is not None
+
     def has_records(self) -> bool:
-        """Whether the file holds a record (`file().records`); without a file, known without reading."""
+        """Whether the files hold a record (`file().records`); without a file, known without reading."""
         return self._stat() is not None and bool(self.file().records)
 
     def joined(
@@ -201,7 +238,7 @@ def record_findings(r: RecordsHealth) -> list[RecordFinding]:
         advice = "The rest of the file is used; fix or remove those lines (gptme-sessions rewrites the file)."
         out.append(("records-unreadable", message + _names(list(problems), 3), advice, problems, problems))
     if r.join_problems:
-        items = tuple(f"{p.record_id} (line {p.line})" for p in r.join_problems)
+        items = tuple(f"{p.record_id} ({p.where})" for p in r.join_problems)
         kinds = " or ".join(sorted({p.kind for p in r.join_problems}))
         joined = f"({r.joined} of {r.records} joined)"
         message = f"{counted(len(items), 'gptme-sessions record')} {kinds}, not joined to a session {joined}: "

@@ -281,7 +281,8 @@ def _gptme_sessions(ws: Workspace, session_id: str) -> dict[str, Any]:
     if file.present:
         joined = ws.records()
         record, how, weights = joined.record_at(row), joined.join.how.get(row), joined.weights
-        none = file.note or f"no gptme-sessions record in {file.path} joins this session"
+        beside = f" or the {counted(len(file.rotated), 'rotated file')} beside it" if file.rotated else ""
+        none = file.note or f"no gptme-sessions record in {file.path}{beside} joins this session"
         if file.problem_count and not file.note:  # a file that could not be read said so only in lint
             none += (
                 f"; it has {counted(file.problem_count, 'problem')} (lint lists them), the first: {file.problems[0]}"

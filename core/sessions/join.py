@@ -30,6 +30,11 @@ class JoinProblem:
     record_id: str
     line: int  # of the record in its file
     reason: str
+    file: str = ""  # the rotated file the record is in ("" for the records file)
+
+    @property
+    def where(self) -> str:
+        return f"{self.file} line {self.line}" if self.file else f"line {self.line}"
 
 
 @dataclass(frozen=True)
@@ -111,7 +116,13 @@ def join_records(
         elif rows:
             names = _names([sessions.ids[row] for row in rows])
             problems.append(
-                JoinProblem("ambiguous", record.session_id, record.line, f"its id starts or is the start of {names}")
+                JoinProblem(
+                    "ambiguous",
+                    record.session_id,
+                    record.line,
+                    f"its id starts or is the start of {names}",
+                    record.file,
+                )
             )
         else:
             by_time.append(index)
@@ -126,16 +137,20 @@ def join_records(
             for i, _ in (claim for claim in found if claim != chosen[0]):  # by prefix, beaten by the exact id
                 reason = (
                     f"its id starts or is the start of session {sessions.ids[row]!r}, which record {won.session_id!r} "
-                    f"(line {won.line}) joined: the exact id wins"
+                    f"({won.where}) joined: the exact id wins"
                 )
-                problems.append(JoinProblem("unmatched", records[i].session_id, records[i].line, reason))
+                problems.append(
+                    JoinProblem("unmatched", records[i].session_id, records[i].line, reason, records[i].file)
+                )
         else:
             for i, _ in chosen:
                 others = _names([records[j].session_id for j, _ in chosen if j != i])
                 reason = f"session {sessions.ids[row]!r} is also claimed by {others}"
-                problems.append(JoinProblem("ambiguous", records[i].session_id, records[i].line, reason))
+                problems.append(
+                    JoinProblem("ambiguous", records[i].session_id, records[i].line, reason, records[i].file)
+                )
     _join_by_time(records, by_time, sessions, window, joined, how_of, problems)
-    problems.sort(key=lambda p: p.line)
+    problems.sort(key=lambda p: (p.file != "", p.file, p.line))
     return Join(joined, how_of, tuple(problems))
 
 
@@ -158,18 +173,18 @@ def _join_by_time(
         if near and not rows:
             names = _names([sessions.ids[row] for row in near])
             reason = f"the sessions within the window ({names}) are joined to other records by id"
-            problems.append(JoinProblem("unmatched", record.session_id, record.line, reason))
+            problems.append(JoinProblem("unmatched", record.session_id, record.line, reason, record.file))
         elif len(rows) == 1:
             claims.setdefault(rows[0], []).append(index)
         elif rows:
             names = _names([sessions.ids[row] for row in rows])
             reason = f"{len(rows)} sessions within the window: {names}"
-            problems.append(JoinProblem("ambiguous", record.session_id, record.line, reason))
+            problems.append(JoinProblem("ambiguous", record.session_id, record.line, reason, record.file))
         else:
             why = "no session has its id" + (
                 f" or was logged within {window:g} s of it" if moments else " (and it has no readable time)"
             )
-            problems.append(JoinProblem("unmatched", record.session_id, record.line, why))
+            problems.append(JoinProblem("unmatched", record.session_id, record.line, why, record.file))
     for row, found in claims.items():
         if len(found) == 1:
             joined[row], how_of[row] = found[0], BY_TIME
@@ -177,4 +192,6 @@ def _join_by_time(
         for index in found:
             others = _names([records[j].session_id for j in found if j != index])
             reason = f"session {sessions.ids[row]!r} is as close in time to {others}"
-            problems.append(JoinProblem("ambiguous", records[index].session_id, records[index].line, reason))
+            problems.append(
+                JoinProblem("ambiguous", records[index].session_id, records[index].line, reason, records[index].file)
+            )

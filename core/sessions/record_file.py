@@ -12,6 +12,7 @@ in [0, 1].
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +22,7 @@ import xxhash
 
 from lesson_credit.core.base.numbers import fixed, listed
 from lesson_credit.core.base.safe_json import JsonError, decode_json
-from lesson_credit.core.base.safe_read import UnsafeFile, read_regular
+from lesson_credit.core.base.safe_read import UnsafeFile, open_regular, read_opened, read_regular
 from lesson_credit.core.model.sources import JUDGE
 from lesson_credit.core.sessions.records_path import RECORDS_FILE
 
@@ -61,9 +62,11 @@ KNOWN_KEYS = frozenset(
 class RecordProblem:
     line: int  # 0: the file as a whole
     reason: str
+    file: str = ""  # a rotated file's name (core/sessions/record_set.py); "" for the records file itself
 
     def __str__(self) -> str:
-        return f"line {self.line}: {self.reason}" if self.line else self.reason
+        where = " ".join(part for part in (self.file, f"line {self.line}" if self.line else "") if part)
+        return f"{where}: {self.reason}" if where else self.reason
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,12 @@ class Record:
     journal_path: str | None = None
     session_name: str | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)  # keys we do not read, kept as written
+    file: str = ""  # the rotated file the record is in (core/sessions/record_set.py); "" for the records file
+
+    @property
+    def where(self) -> str:
+        """`line 3`, or `session-records-archive-2026-11.jsonl line 3` for a record in a rotated file."""
+        return f"{self.file} line {self.line}" if self.file else f"line {self.line}"
 
     def weighted_grade(self, weights: Mapping[str, float]) -> float | None:
         """gptme's trajectory grade from the per-dimension grades: the weighted mean over the
@@ -125,6 +134,8 @@ class Record:
                 "weighted_grade": self.weighted_grade(weights),
             }
         )
+        if self.file:  # the line is in a rotated file, not the records file
+            out["records_file"] = self.file
         return out
 
 
@@ -139,6 +150,11 @@ class RecordFile:
     problem_count: int = 0  # problems found (more than kept when past MAX_PROBLEMS)
     note: str | None = None  # why nothing was read (missing file), one line; None when read
     digest: str = ""  # xxh3-64 of the bytes read ("" when nothing was read)
+    lines_read: int = 0  # lines with a record read (towards the line cap)
+    capped: bool = False  # lines were left unread at the line cap `limit`
+    limit: int = 0  # the line cap it was read with
+    size: int = 0  # bytes read
+    rotated: tuple[str, ...] = ()  # the rotated files beside it that were read (core/sessions/record_set.py)
 
     @property
     def present(self) -> bool:
@@ -146,11 +162,28 @@ class RecordFile:
         return bool(self.digest or self.problems)
 
 
-def read_records(path: Path, known: RecordFile | None = None) -> RecordFile:
+def read_records(
+    path: Path,
+    known: RecordFile | None = None,
+    *,
+    max_lines: int | None = None,
+    max_bytes: int | None = None,
+    file: str = "",
+    follow: bool = True,
+    cap_words: str = "",
+) -> RecordFile:
     """The records of a file; a missing file is no records (with a note), never an error. `known`: the
-    records read from it before, returned as they are when the bytes are the same (not parsed again)."""
+    records read from it before, returned as they are when the bytes are the same (not parsed again).
+    `max_lines` (default RECORDS_MAX_LINES): lines with a record read at most; `max_bytes` (default
+    RECORDS_MAX_BYTES): bytes read at most; `file`: a rotated file's name, said in its problems and records;
+    `follow`: False opens it without following a symbolic link."""
+    limit = RECORDS_MAX_LINES if max_lines is None else max_lines
+    cap = RECORDS_MAX_BYTES if max_bytes is None else max_bytes
     try:
-        raw = read_regular(path, RECORDS_MAX_BYTES, longer=True)
+        if follow:
+            raw = read_regular(path, cap, longer=True)
+        else:
+            raw = read_opened(open_regular(path, os.O_RDONLY | os.O_NOFOLLOW), path, cap, longer=True)
     except FileNotFoundError:
         return RecordFile(path, note=f"no session records at {path}")
     except (UnsafeFile, IsADirectoryError) as exc:
@@ -158,14 +191,21 @@ def read_records(path: Path, known: RecordFile | None = None) -> RecordFile:
     except OSError as exc:
         reason = f"{path}: {exc.strerror or exc}"
         return RecordFile(path, problems=(RecordProblem(0, reason),), problem_count=1, note=reason)
-    digest = xxhash.xxh3_64_hexdigest(raw[:RECORDS_MAX_BYTES])
-    if known is not None and known.path == path and known.digest == digest and len(raw) <= RECORDS_MAX_BYTES:
-        return known
-    records, problems, count = parse_records(raw[:RECORDS_MAX_BYTES])
-    if len(raw) > RECORDS_MAX_BYTES:
+    digest = xxhash.xxh3_64_hexdigest(raw[:cap])
+    if known is not None and known.path == path and known.digest == digest and len(raw) <= cap:
+        if known.limit == limit or (not known.capped and known.lines_read <= limit):  # the same lines read
+            return known
+    parsed = _parse(raw[:cap], limit, file, cap_words)
+    records, problems, count = parsed.records, parsed.problems, parsed.count
+    if len(raw) > cap:
         count += 1
-        problems.append(RecordProblem(0, f"{path} is larger than {RECORDS_MAX_BYTES >> 20} MB: only its start is read"))
-    return RecordFile(path, tuple(records), tuple(problems), count, digest=digest)
+        room = f"{cap >> 20} MB" if cap % (1 << 20) == 0 else f"{cap:,} bytes"
+        more = "" if cap == RECORDS_MAX_BYTES else " (what was left of what all the records files may hold together)"
+        problems.append(RecordProblem(0, f"{path} is larger than {room}{more}: only its start is read"))
+    size = min(len(raw), cap)
+    return RecordFile(
+        path, tuple(records), tuple(problems), count, None, digest, parsed.read, parsed.capped, limit, size
+    )
 
 
 def _one_array(data: bytes) -> bool:
@@ -180,31 +220,49 @@ def _one_array(data: bytes) -> bool:
         return False
 
 
+@dataclass
+class _Parsed:
+    records: list[Record]
+    problems: list[RecordProblem]
+    count: int = 0  # problems found
+    read: int = 0  # lines with a record read (towards the cap)
+    capped: bool = False  # lines left unread at the cap
+
+
 def parse_records(data: bytes) -> tuple[list[Record], list[RecordProblem], int]:
     """(records, problems kept, problems found) of a file's bytes. An unfinished last line (a
     writer mid-append, or the size cap) is reported and skipped."""
+    parsed = _parse(data, RECORDS_MAX_LINES)
+    return parsed.records, parsed.problems, parsed.count
+
+
+def _parse(data: bytes, limit: int, file: str = "", cap_words: str = "") -> _Parsed:
+    """`parse_records` reading at most `limit` lines with a record; `file` names a rotated file in problems and
+    records; `cap_words` says what the cap is over (every file read)."""
     by_id: dict[str, Record] = {}
-    problems: list[RecordProblem] = []
-    count = 0
+    out = _Parsed([], [])
 
     def problem(line: int, reason: str) -> None:
-        nonlocal count
-        count += 1
-        if len(problems) < MAX_PROBLEMS:
-            problems.append(RecordProblem(line, reason))
+        out.count += 1
+        if len(out.problems) < MAX_PROBLEMS:
+            out.problems.append(RecordProblem(line, reason, file))
 
     if _one_array(data):  # json.dump(list): one line, or many
         problem(0, "a JSON array, not JSON Lines (one record object per line): no record read")
-        return [], problems, count
+        return out
     lines = data.split(b"\n")
     unfinished = lines[-1] != b""
-    read = 0
     for number, text in enumerate(lines, start=1):
         if not text.strip():
             continue
-        if (read := read + 1) > RECORDS_MAX_LINES:
-            problem(number, f"past the first {RECORDS_MAX_LINES:,} records' lines: this one and the rest are not read")
+        if out.read >= limit:
+            out.capped = True
+            problem(
+                number,
+                f"past the first {RECORDS_MAX_LINES:,} records' lines{cap_words}: this one and the rest are not read",
+            )
             break
+        out.read += 1
         if number == len(lines) and unfinished:
             problem(number, "unfinished last line (no newline); skipped")
             continue
@@ -214,17 +272,18 @@ def parse_records(data: bytes) -> tuple[list[Record], list[RecordProblem], int]:
         if number == 1 and text.startswith(b"\xef\xbb\xbf"):  # (gptme-sessions' reader cannot read it either)
             problem(number, "starts with a UTF-8 byte order mark (save the file without one); skipped")
             continue
-        record = _record(number, text, problem)
+        record = _record(number, text, problem, file)
         if record is None:
             continue
         earlier = by_id.pop(record.session_id, None)
         if earlier is not None:
             problem(number, f"a second record for {record.session_id!r} (line {earlier.line}); the later one is used")
         by_id[record.session_id] = record
-    return sorted(by_id.values(), key=lambda r: r.line), problems, count
+    out.records = sorted(by_id.values(), key=lambda r: r.line)
+    return out
 
 
-def _record(number: int, text: bytes, problem: Any) -> Record | None:
+def _record(number: int, text: bytes, problem: Any, file: str = "") -> Record | None:
     try:
         obj = decode_json(text, RECORDS_FILE, number)
     except JsonError as exc:
@@ -270,7 +329,7 @@ def _record(number: int, text: bytes, problem: Any) -> Record | None:
     if bad:
         problem(number, f"{', '.join(bad)} of {session_id!r} not usable (wrong type or outside [0, 1]); ignored")
     extra = {key: value for key, value in obj.items() if key not in KNOWN_KEYS}
-    return Record(session_id=session_id, line=number, extra=extra, **fields)
+    return Record(session_id=session_id, line=number, extra=extra, file=file, **fields)
 
 
 _BAD = object()
@@ -370,7 +429,8 @@ def record_summary(record: Record, outcomes: Mapping[str, float], joined_by: str
     if record.exit_code is not None:
         head.append(f"exit code {record.exit_code}")
     if joined_by:
-        head.append(f"record {record.session_id}, joined {JOINED_BY.get(joined_by, f'by {joined_by}')}")
+        where = f" ({record.where})" if record.file else ""  # the line of a rotated file: said which
+        head.append(f"record {record.session_id}{where}, joined {JOINED_BY.get(joined_by, f'by {joined_by}')}")
     return " · ".join(head)
 
 

@@ -29,7 +29,7 @@ from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.base.files import WriteGuard, set_aside_notices
 from lesson_credit.core.base.gc_pause import gc_paused
 from lesson_credit.core.base.ids import library_spellings
-from lesson_credit.core.base.numbers import counted
+from lesson_credit.core.base.numbers import counted, listed
 from lesson_credit.core.joined_records import JoinedRecords, SessionRecords
 from lesson_credit.core.library.journals import outside_library_allowed, read_journal
 from lesson_credit.core.library.lessons import LessonProblem, Library, load_library
@@ -105,7 +105,8 @@ class WorkspaceBase:
             outcomes=self.config.outcomes,
             rewards=RewardInputs(self.config.reward_priority),
         )
-        self.session_records = SessionRecords(self.root, self.config.records)  # gptme-sessions' (docs/records.md)
+        # gptme-sessions' (docs/records.md); a rotated file linking outside the workspace read as journals are
+        self.session_records = SessionRecords(self.root, self.config.records, allow_outside=allow_outside_journals)
         self.version = 0  # bumped whenever the log read so far changes
         self._kinds = KindNames()  # the sessions' kinds of work, counted as the log grows (`kind_names`)
 
@@ -192,7 +193,7 @@ class WorkspaceBase:
         if config == self.config:
             return said is not None
         if config.records != self.config.records:
-            self.session_records = SessionRecords(self.root, config.records)
+            self.session_records = SessionRecords(self.root, config.records, allow_outside=self.allow_outside_journals)
         self.config = config
         self._reader.set_outcomes(config.outcomes)
         return True
@@ -292,12 +293,24 @@ class WorkspaceBase:
         now, read = self.records_shown(), self.session_records.path
         named = Path(path).expanduser()
         same = now == path or _same_file(named if named.is_absolute() else self.root / named, read)
-        missing = not os.path.exists(read)  # (a link to nothing too)
+        # the file, or the rotated files beside it (core/sessions/record_set.py): a file renamed to a backup
+        # and none started yet is read from the backup (a link to nothing is not there)
+        missing = not self.session_records.there()
         empty = not missing and not self.session_records.has_records()
         if not missing and not empty and (same or len(self.data().scores().external_rows)):
             return None
         if same:
-            why = "it is missing" if missing else "no record can be read from it"
+            rotated = self.session_records.file().rotated
+            if missing:
+                why = "it is missing"
+            elif rotated and not os.path.exists(read):
+                why = (
+                    f"it is missing, and no record can be read from the rotated files beside it ({listed(rotated, 3)})"
+                )
+            elif rotated:
+                why = f"no record can be read from it or the rotated files beside it ({listed(rotated, 3)})"
+            else:
+                why = "no record can be read from it"
         else:
             state = "missing" if missing else "holding no record" if empty else "no session taking a reward from it"
             why = f"{now} is read now, {state}: $GPTME_SESSIONS_DIR or config.toml's [records] path names another"

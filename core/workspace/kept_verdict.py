@@ -19,7 +19,7 @@ from lesson_credit.core.base.sealed import seal, unseal
 from lesson_credit.core.log.index import LogIndex
 from lesson_credit.core.log.snapshot import FoldData
 
-VERDICT_MAGIC = b"lesson-credit kept-verdict 4\n"  # 4: a records file read to its first 100,000 lines
+VERDICT_MAGIC = b"lesson-credit kept-verdict 5\n"  # 5: the rotated records files beside the records file read too
 
 
 class Untold(str):

@@ -362,3 +362,209 @@ def test_lines_past_the_records_line_cap_are_not_read(monkeypatch: pytest.Monkey
     assert [r.session_id for r in records] == ["s1", "s2"]  # lines 1 and 4; line 3 is the bad one
     assert count == 2 and [p.line for p in problems] == [3, 5]
     assert "past the first 3 records' lines" in problems[1].reason
+
+
+# gptme-sessions rotates its active records file: older sessions move to session-records-archive-*.jsonl or the
+# whole file to session-records.jsonl.bak-* (gptme-sessions' blame.py reads those beside the active file, the
+# active one first: it wins on a session id in both). Three pending sessions, a.md in each at salience 1.
+ARCHIVE = RECORDS.with_name("session-records-archive-2026-11.jsonl")
+BAK = RECORDS.with_name("session-records.jsonl.bak-1")
+JUDGED = [("s1", 0.2), ("s2", 0.6), ("s3", 0.9)]
+
+
+def _judged(tmp_path: Path) -> Path:
+    root = make_workspace(tmp_path, LESSONS, [session(s, None, {"a.md": 1.0}) for s, _ in JUDGED])
+    write_records(root, [{"session_id": s, "llm_judge_score": j} for s, j in JUDGED])
+    return root
+
+
+def _numbers(ws: Workspace) -> tuple[list[float | None], tuple[float, float, int]]:
+    row = ws.lesson_table().row("a.md")
+    assert row is not None
+    rewards = [ws.session(s).base_reward for s, _ in JUDGED]
+    return rewards, (round(row.alpha, 12), round(row.beta, 12), row.n)
+
+
+# the judge's scores in force: 0.2, 0.6, 0.9; seed, w 1: alpha 1 + 0.2 + 0.6 + 0.9 = 2.7, beta 1 + 0.8 + 0.4 + 0.1 = 2.3
+BEFORE = ([0.2, 0.6, 0.9], (2.7, 2.3, 3))
+
+
+def _lines(pairs: list[tuple[str, float]]) -> str:
+    return "".join(json.dumps({"session_id": s, "llm_judge_score": j}) + "\n" for s, j in pairs)
+
+
+def test_records_moved_to_an_archive_keep_every_reward(tmp_path: Path) -> None:
+    root = _judged(tmp_path)
+    kept_open = Workspace(root)
+    assert _numbers(kept_open) == BEFORE
+    (root / ARCHIVE).write_text(_lines(JUDGED[:2]))  # the rotation: the older lines to the archive, then
+    (root / RECORDS).write_text(_lines(JUDGED[2:]))  # the active file keeps the newest
+    kept_open.refresh()
+    assert _numbers(kept_open) == BEFORE
+    fresh = Workspace(root)
+    assert _numbers(fresh) == BEFORE and fresh.records_missing() is None
+    one, three = fresh.record_of("s1"), fresh.record_of("s3")
+    assert one is not None and (one.file, one.line) == ("session-records-archive-2026-11.jsonl", 1)
+    assert three is not None and (three.file, three.line) == ("", 1)  # the active file's
+    (root / ARCHIVE).unlink()  # an archive removed: its sessions' rewards go (s1, s2 pending)
+    kept_open.refresh()
+    assert [kept_open.session(s).base_reward for s, _ in JUDGED] == [None, None, 0.9]
+
+
+def test_a_file_renamed_to_a_backup_and_a_new_one_started_keep_every_reward(tmp_path: Path) -> None:
+    root = _judged(tmp_path)
+    kept_open = Workspace(root)
+    assert _numbers(kept_open) == BEFORE
+    (root / RECORDS).rename(root / BAK)
+    assert _numbers(Workspace(root)) == BEFORE  # no active file yet: the backup is read
+    (root / RECORDS).write_text("")
+    kept_open.refresh()
+    assert _numbers(kept_open) == BEFORE
+    ws = Workspace(root)
+    assert _numbers(ws) == BEFORE and ws.records_missing() is None
+    record = ws.record_of("s2")
+    assert record is not None and (record.file, record.line) == ("session-records.jsonl.bak-1", 2)
+
+
+def test_the_active_file_wins_then_the_rotated_ones_by_name(tmp_path: Path) -> None:
+    """gptme-sessions' order: the active file, then the others sorted by name ('-' sorts before '.': the archive
+    before the backup); a session's record from the first file that has one. Within one file a later line
+    replaces an earlier one (gptme-sessions upserts), as before."""
+    root = _judged(tmp_path)
+    write_records(root, [{"session_id": "s1", "llm_judge_score": 0.2}])
+    (root / ARCHIVE).write_text(_lines([("s1", 0.7), ("s2", 0.5), ("s2", 0.6)]))
+    (root / BAK).write_text(_lines([("s2", 0.1), ("s3", 0.9), ("s1", 0.0)]))
+    assert _numbers(Workspace(root)) == BEFORE  # s1 0.2 (active), s2 0.6 (archive's later line), s3 0.9 (backup)
+
+
+def test_a_records_file_of_another_name_has_no_rotated_files(tmp_path: Path) -> None:
+    """Rotation is of gptme-sessions' own file name: beside `[records] path = "records/mine.jsonl"`, a file named
+    session-records-archive-*.jsonl is another set of records, not this file's older lines."""
+    root = make_workspace(
+        tmp_path,
+        LESSONS,
+        [session(s, None, {"a.md": 1.0}) for s, _ in JUDGED],
+        config='[records]\npath = "records/mine.jsonl"\n',
+    )
+    (root / "records").mkdir()
+    (root / "records/mine.jsonl").write_text(_lines(JUDGED[2:]))
+    (root / "records/session-records-archive-2026-11.jsonl").write_text(_lines(JUDGED[:2]))
+    (root / "records/mine.jsonl.bak-1").write_text(_lines(JUDGED[:2]))
+    assert [Workspace(root).session(s).base_reward for s, _ in JUDGED] == [None, None, 0.9]
+
+
+def test_the_line_cap_is_over_every_file_and_the_rotated_files_are_capped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lesson_credit.core.sessions import record_set, records_path
+
+    root = _judged(tmp_path)
+    write_records(root, [{"session_id": "s3", "llm_judge_score": 0.9}, {"session_id": "x", "llm_judge_score": 0.5}])
+    (root / ARCHIVE).write_text(_lines(JUDGED[:2]))
+    (root / BAK).write_text(_lines(JUDGED[:1]))
+    monkeypatch.setattr(record_file, "RECORDS_MAX_LINES", 3)  # the active file's 2 lines, then 1 of the archive's
+    ws = Workspace(root)
+    assert [ws.session(s).base_reward for s, _ in JUDGED] == [0.2, None, 0.9]  # s1 from the backup
+    said = [str(p) for p in ws.session_records.file().problems]
+    assert said == [
+        "session-records-archive-2026-11.jsonl line 2: past the first 3 records' lines (of all the records files): "
+        "this one and the rest are not read",
+        "session-records.jsonl.bak-1: past the first 3 records' lines (of all the records files): not read",
+    ]
+    monkeypatch.setattr(record_file, "RECORDS_MAX_LINES", 100)
+    monkeypatch.setattr(records_path, "ROTATED_MAX_FILES", 1)
+    ws = Workspace(root)
+    assert [ws.session(s).base_reward for s, _ in JUDGED] == [0.2, 0.6, 0.9]  # the archive's s1 and s2
+    (problem,) = ws.session_records.file().problems
+    assert str(problem) == (
+        f"{root / RECORDS.parent}: 2 rotated records files beside {RECORDS.name}; only the first 1 (by name) is "
+        "read: session-records.jsonl.bak-1 is not"
+    )
+    monkeypatch.setattr(records_path, "ROTATED_MAX_FILES", 10)
+    monkeypatch.setattr(record_set, "RECORDS_TOTAL_MAX_BYTES", (root / RECORDS).stat().st_size + 10)
+    file = Workspace(root).session_records.file()
+    assert [r.session_id for r in file.records] == ["s3", "x"]
+    assert [str(p) for p in file.problems] == [
+        "session-records-archive-2026-11.jsonl: past the 0 MB all the records files may hold together: not read",
+        "session-records.jsonl.bak-1: past the 0 MB all the records files may hold together: not read",
+    ]
+
+
+def test_a_rotated_file_linking_outside_the_workspace_is_not_read(tmp_path: Path) -> None:
+    root = _judged(tmp_path)
+    write_records(root, [{"session_id": "s3", "llm_judge_score": 0.9}])
+    outside = tmp_path / "elsewhere.jsonl"
+    outside.write_text(_lines(JUDGED[:2]))
+    (root / ARCHIVE).symlink_to(outside)
+    ws = Workspace(root)
+    assert [ws.session(s).base_reward for s, _ in JUDGED] == [None, None, 0.9]
+    (problem,) = ws.session_records.file().problems
+    assert str(problem) == (
+        "session-records-archive-2026-11.jsonl: a symbolic link to outside the workspace; not read "
+        "(--allow-outside reads it)"
+    )
+    assert _numbers(Workspace(root, allow_outside_journals=True)) == BEFORE
+    inside = root / "state/old-records.jsonl"  # a link inside the workspace is followed
+    inside.write_text(_lines(JUDGED[:2]))
+    (root / ARCHIVE).unlink()
+    (root / ARCHIVE).symlink_to(inside)
+    assert _numbers(Workspace(root)) == BEFORE
+
+
+def test_lint_and_the_joins_name_the_rotated_file_a_line_is_in(tmp_path: Path) -> None:
+    from lesson_credit.core.health import lint
+
+    root = _judged(tmp_path)
+    write_records(root, [{"session_id": "s3", "llm_judge_score": 0.9}])
+    (root / ARCHIVE).write_text("{oops\n" + _lines([("s1", 0.2), ("zzzz9999", 0.5)]))
+    found = {f.code: f for f in lint(Workspace(root))}
+    (item,) = found["records-unreadable"].items
+    assert item.startswith("session-records-archive-2026-11.jsonl line 1: not valid JSON")
+    assert found["records-not-joined"].items == ("zzzz9999 (session-records-archive-2026-11.jsonl line 3)",)
+
+
+def test_a_workspace_kept_open_reads_an_archive_that_appears_or_changes(tmp_path: Path) -> None:
+    root = _judged(tmp_path)
+    write_records(root, [{"session_id": "s3", "llm_judge_score": 0.9}])
+    kept_open = Workspace(root)
+    assert [kept_open.session(s).base_reward for s, _ in JUDGED] == [None, None, 0.9]
+    (root / ARCHIVE).write_text(_lines(JUDGED[:2]))  # nothing else changes
+    assert kept_open.refresh() and _numbers(kept_open) == BEFORE
+    (root / ARCHIVE).write_text(_lines([("s1", 0.2), ("s2", 0.1)]))  # the same size, its times put back
+    os.utime(root / ARCHIVE, ns=(1, 1))
+    assert kept_open.refresh()
+    assert [kept_open.session(s).base_reward for s, _ in JUDGED] == [0.2, 0.1, 0.9]
+
+
+def test_a_rotated_file_that_is_no_regular_file_is_one_problem_and_the_lock_and_a_rewrite_copy_are_not_read(
+    tmp_path: Path,
+) -> None:
+    root = _judged(tmp_path)
+    write_records(root, [{"session_id": "s3", "llm_judge_score": 0.9}])
+    os.mkfifo(root / BAK)  # must not block
+    (root / RECORDS.with_name("session-records.jsonl.lock")).write_text(_lines(JUDGED[:1]))
+    (root / RECORDS.with_name("session-records.jsonl.tmp.123.abcd")).write_text(_lines(JUDGED[:2]))
+    (root / RECORDS.with_name("session-records-archive-old.jsonl")).mkdir()  # a folder: not a file to read
+    ws = Workspace(root)
+    assert [ws.session(s).base_reward for s, _ in JUDGED] == [None, None, 0.9]
+    (problem,) = ws.session_records.file().problems
+    assert str(problem) == f"{root / BAK}: a FIFO, not a regular file; not read"
+
+
+def test_a_rotated_file_that_grew_since_its_stat_is_read_only_to_the_total_cap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lesson_credit.core.sessions import record_set
+
+    root = _judged(tmp_path)
+    write_records(root, [{"session_id": "s3", "llm_judge_score": 0.9}])
+    (root / ARCHIVE).write_text(_lines(JUDGED[:2]))
+    line = len(_lines(JUDGED[:1]))  # s1's line, newline included
+    monkeypatch.setattr(record_set, "RECORDS_TOTAL_MAX_BYTES", (root / RECORDS).stat().st_size + line)
+    monkeypatch.setattr(record_set, "_length", lambda path: 0)  # its stat said it was empty: it grew since
+    file = Workspace(root).session_records.file()
+    assert [r.session_id for r in file.records] == ["s3", "s1"]  # the archive's first line alone fits
+    assert [str(p) for p in file.problems] == [
+        f"{root / ARCHIVE} is larger than {line:,} bytes (what was left of what all the records files may hold "
+        "together): only its start is read"
+    ]
