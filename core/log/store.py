@@ -231,6 +231,9 @@ class EventLog:
             start, tail = len(BOM), tail[len(BOM) :]
             if not tail:
                 return size, b""
+        if not tail.strip():  # blanks after the last newline: no event begun, cut without a word
+            os.ftruncate(fd, start)
+            return start, b""
         try:
             decode_event(tail.strip())
             return size, b"\n"

@@ -325,8 +325,8 @@ class WorkspaceBase:
         moved = getattr(self.log, "set_aside", None)  # (the log file's appends; a database has no torn lines)
         while moved:
             self.warnings.append(
-                f"a torn last line of the log ({moved.pop(0)} bytes, no event) was moved to {LOG_FILE}.torn: a "
-                "writer killed mid-write, or a program appending without the lock (look at it there)"
+                f"a torn last line of the log ({counted(moved.pop(0), 'byte')}, no event) was moved to "
+                f"{LOG_FILE}.torn: a writer killed mid-write, or a program appending without the lock (look at it)"
             )
 
     def _records_of_copy(self, state: dict[str, Any]) -> Any:
