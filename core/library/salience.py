@@ -24,14 +24,15 @@ by an automaton without them. Where a keyword occurs is worked out only when ask
 from __future__ import annotations
 
 import itertools
-import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from functools import lru_cache, partial
+from functools import partial
 from typing import Any, cast
 
 from msgspec import Struct
 
 from lesson_credit.core.base.gc_pause import gc_paused
+from lesson_credit.core.library.casefold import NOT_WORD_SAME_LETTER, lower_same_length
+from lesson_credit.core.library.casefold import casekey as casekey  # (tests and callers import it from here)
 from lesson_credit.core.library.wildcard import (
     WILDCARD_MAX_PARTS,
     WILDCARD_MAX_PER_LESSON,
@@ -102,63 +103,6 @@ def _counting(raw: Iterable[str]) -> tuple[dict[str, str], list[str]]:
             wildcards += 1
         seen[key] = keyword
     return seen, beyond
-
-
-@lru_cache(maxsize=1 << 16)
-def casekey(keyword: str) -> str:
-    """The case-folded form keywords and journals are compared in (character by character).
-    Cached: a library repeats keywords, and every breakdown looks each one up."""
-    return _lower_same_length(keyword)[0]
-
-
-# Every Latin-1 character lowers to one Latin-1 character, and none by context: a byte table.
-_LATIN1_LOWER = bytes(ord(chr(code).lower()) for code in range(256))
-
-# Lower-case letters a case-insensitive `re` search also takes for one another (gptme matches a keyword
-# so in the lowered journal): each group's other members, then the one they are compared as. Python's
-# `re` keeps the groups in `re._casefix`; tests/core/test_salience_unicode.py checks this table against
-# what `re` does. Each group is compared as its member of lowest code that `\w` matches (a Latin-1
-# member is always that one, so the byte table above needs no change).
-_SAME_LETTER = dict(
-    (other, group.split(">")[1])
-    for group in (
-        "\u0131>i \u017f>s \u03bc>\xb5 \u0345\u1fbe>\u03b9 \u1fd3>\u0390 \u1fe3>\u03b0 \u03d0>\u03b2 "
-        "\u03f5>\u03b5 \u03d1>\u03b8 \u03f0>\u03ba \u03d6>\u03c0 \u03f1>\u03c1 \u03c3>\u03c2 \u03d5>\u03c6 "
-        "\u1c80>\u0432 \u1c81>\u0434 \u1c82>\u043e \u1c83>\u0441 \u1c84\u1c85>\u0442 \u1c86>\u044a "
-        "\u1c87>\u0463 \ua64b>\u1c88 \u1e9b>\u1e61 \ufb06>\ufb05"
-    ).split()
-    for other in group.split(">")[0]
-)
-_SAME_LETTER_FOUND = re.compile("[" + "".join(_SAME_LETTER) + "]")
-_NOT_WORD_SAME_LETTER = "\u0345"  # the one member `\w` does not match (its group is compared as ι, which it does)
-
-
-def _lower_same_length(text: str, same_letter: bool = True) -> tuple[str, list[int] | None]:
-    """Lower-case text character by character, the letters of a `_SAME_LETTER` group made one (unless
-    `same_letter` is False); when lowering changes lengths (rare scripts) also map offsets back.
-    `str.lower()` lowers character by character but for a final sigma ('ς' at the end of a word,
-    'σ' elsewhere): the two are one letter here."""
-    if text.isascii():  # known without reading the text
-        return text.lower(), None
-    try:
-        return text.encode("latin-1").translate(_LATIN1_LOWER).decode("latin-1"), None
-    except UnicodeEncodeError:  # a character beyond Latin-1
-        pass
-    lowered, back = text.lower(), None
-    if len(lowered) != len(text):
-        pieces: list[str] = []
-        back = []
-        for index, char in enumerate(text):
-            low = char.lower()
-            pieces.append(low)
-            back.extend([index] * len(low))
-        back.append(len(text))
-        lowered = "".join(pieces)
-    if same_letter and _SAME_LETTER_FOUND.search(lowered):
-        for other, letter in _SAME_LETTER.items():  # a C-speed pass each (`str.translate` with a dict is 20x slower)
-            if other in lowered:
-                lowered = lowered.replace(other, letter)
-    return lowered, back
 
 
 class KeywordHit:
@@ -358,7 +302,7 @@ class KeywordMatcher:
                 automaton.add_word(self._keys[slot], slot)
             automaton.make_automaton()
             self._left_out = []
-        lowered, back = _lower_same_length(text)
+        lowered, back = lower_same_length(text)
         found = np.zeros(self._n_plain, dtype=bool)  # plain slot -> whether it occurs
         parts = _Parts(self._part_of, self._part_lengths, _PART_BUDGET * (len(lowered) + 1), len(lowered))
         window = window or max(_WINDOW, _READ_MATCHES // self._longest)
@@ -416,8 +360,8 @@ class KeywordMatcher:
         counts = parts.counts
         live = [w for w in self._wildcards if all(counts[self._part_of[self._slot_of[p]]] for p in w.parts)]
         non_word: list[Any] = []  # the text's non-word positions, found once for every wildcard
-        if live and _NOT_WORD_SAME_LETTER in text:  # `\w` is decided on the letters as lowered, not as compared
-            non_word.append(non_word_positions(_lower_same_length(text, same_letter=False)[0]))
+        if live and NOT_WORD_SAME_LETTER in text:  # `\w` is decided on the letters as lowered, not as compared
+            non_word.append(non_word_positions(lower_same_length(text, same_letter=False)[0]))
         wild: dict[str, list[tuple[int, int]]] = {}
         for wildcards, where in self._batches(lowered, window, live, parts):
             for wildcard in wildcards:
