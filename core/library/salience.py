@@ -150,9 +150,9 @@ class KeywordHit:
         """The first `limit` occurrences' (start, end) spans in the original text."""
         return list(itertools.islice(self._scan.spans(self._key), limit))
 
-    def spans_before(self, stop: int) -> list[tuple[int, int]]:
+    def spans_before(self, stop: int) -> Iterator[tuple[int, int]]:
         """The (start, end) spans that start before offset `stop` (what a view of the text's start shows)."""
-        return list(itertools.takewhile(lambda span: span[0] < stop, self._scan.spans(self._key)))
+        return itertools.takewhile(lambda span: span[0] < stop, self._scan.spans(self._key))
 
     def spans(self) -> list[tuple[int, int]]:
         return [(start, start + length) for start, length in zip(self.offsets, self.lengths, strict=True)]

@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from lesson_credit.tui.text import JOURNAL_DISPLAY_LIMIT
 from tests.support.cli_run import process_env
 
 LIMIT_BYTES = 1 << 30  # the child's address space
@@ -69,4 +70,29 @@ def test_explain_and_record_of_nested_keywords_over_a_journal_of_as_hold_no_offs
     # the JSON lists the first 1,000 offsets of each (every keyword here occurs more often: 2 MB // 100 = 20,971)
     assert got["listed"] == 1000
     assert got["offsets"] == [list(range(1000)), list(range(0, 100_000, 100))]
+    assert got["peak"] < PEAK_BYTES, got["peak"]
+
+
+DASHBOARD_CHILD = """
+import json, resource
+from lesson_credit.core.library.salience import salience_breakdowns
+from lesson_credit.tui.screens.credit_cells import keyword_spans
+
+(breakdown,) = salience_breakdowns("a" * (1 << 21) + "b", [("l.md", ["a" * k for k in range(1, 101)] + ["b"])])
+print(json.dumps({"spans": keyword_spans(breakdown), "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss << 10}))
+"""
+
+
+def test_the_dashboards_highlights_of_nested_keywords_hold_no_span_of_each_match() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", DASHBOARD_CHILD], env=process_env(), capture_output=True, text=True,
+        timeout=FINISHED_S, check=False, preexec_fn=_limited,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    got = json.loads(done.stdout)
+    # the view shows the first JOURNAL_DISPLAY_LIMIT characters (2,000,000 of these N + 1): every `a` there is in a
+    # match, so one span, to the furthest end of a match starting there: `a` * k's last such match ends at the first
+    # multiple of k at or past the limit (k = 99: 20,203 * 99 = 2,000,097); the `b` at N is past the limit
+    furthest = max(-(-JOURNAL_DISPLAY_LIMIT // k) * k for k in range(1, 101))
+    assert (furthest, got["spans"]) == (2_000_097, [[0, furthest]])
     assert got["peak"] < PEAK_BYTES, got["peak"]
