@@ -24,9 +24,11 @@ from lesson_credit.core.base.ids import lesson_named
 from lesson_credit.core.base.numbers import listed
 from lesson_credit.core.library.lessons import MISSING, Lesson
 from lesson_credit.core.library.salience import (
+    OFFSETS_LISTED,
     KeywordHit,
     SalienceBreakdown,
     ignored_wildcards,
+    listed_offsets,
     salience_breakdowns,
     wildcards_beyond,
 )
@@ -233,12 +235,8 @@ class LessonCredit(Struct, frozen=True):
     during: bool = False  # included during the session (record --during): credited, never an effect's treatment
 
     def as_json(self) -> dict[str, Any]:
-        keywords = []
-        if self.breakdown is not None:
-            keywords = [
-                {"keyword": k.keyword, "hit": k.hit, "count": k.count, "offsets": list(k.offsets)}
-                for k in self.breakdown.keywords
-            ]
+        hits = self.breakdown.keywords if self.breakdown is not None else ()
+        keywords = [{"keyword": k.keyword, "hit": k.hit, "count": k.count, "offsets": listed_offsets(k)} for k in hits]
         return {
             "path": self.path,
             "salience": self.salience,
@@ -267,13 +265,14 @@ class Explanation(Struct, frozen=True):
             "strategy": self.settings.strategy,
             "floor": self.settings.floor,
             "lessons": [lesson.as_json() for lesson in self.lessons],
+            "offsets_listed": OFFSETS_LISTED,  # the most offsets a keyword lists (its `count` says how many in all)
             # by lesson with wildcard keywords past its first ones (not counted): how many, how many of them were not
             # looked for in the journal (past as many again), and those it mentions (`hits`), as explain's text says
             "ignored_keywords": {
                 c.path: {
                     "beyond": c.beyond,
                     "unchecked": c.unchecked,
-                    "hits": [{"keyword": k.keyword, "count": k.count, "offsets": list(k.offsets)} for k in c.ignored],
+                    "hits": [{"keyword": k.keyword, "count": k.count, "offsets": listed_offsets(k)} for k in c.ignored],
                 }
                 for c in self.lessons
                 if c.beyond

@@ -23,6 +23,7 @@ from lesson_credit.core.sessions.record_file import logged_judge, record_lines
 from lesson_credit.core.sessions.transcript import transcript
 from lesson_credit.core.views import SourceScore
 from lesson_credit.core.workspace import Workspace
+from lesson_credit.tui.text import hit_spans
 
 if TYPE_CHECKING:
     from lesson_credit.tui.source import WorkspaceSource
@@ -116,7 +117,7 @@ def _transcript(ws: Workspace, session_id: str, expand: bool) -> TranscriptData:
     injected = [credit.path for credit in ws.explain(session_id, with_journal=False).lessons]
     present = [(lid, lessons[lid].keywords) for lid in injected if lid in lessons]
     breakdowns = salience_breakdowns(shown.text, present)
-    by_lesson = {b.lesson_id: tuple(span for k in b.keywords for span in k.spans()) for b in breakdowns}
+    by_lesson = {b.lesson_id: tuple(hit_spans(b)) for b in breakdowns}
     hits = tuple(sorted(span for spans in by_lesson.values() for span in spans))
     counts = f"{counted(len(found.messages), 'message')} · {counted(found.tool_calls, 'tool call')}"
     heading = f"{found.path} · {found.format} · {counts}"

@@ -73,8 +73,9 @@ def _hit_line(label: str, k: KeywordHit, text: str) -> str:
     """A keyword the journal mentions: how often, where (the first five), and the journal around the first."""
     from lesson_credit.core.library.salience import snippet
 
-    start, end = k.offsets[0], k.offsets[0] + k.lengths[0]
-    where = ", ".join(str(o) for o in k.offsets[:5]) + (" ..." if len(k.offsets) > 5 else "")
+    first = k.first(6)  # (not every offset: nested keywords over a journal of `a`s have 100 a character)
+    start, end = first[0]
+    where = ", ".join(str(o) for o, _ in first[:5]) + (" ..." if len(first) > 5 else "")
     return f"  {label} '{safe(k.keyword)}' x{k.count} at {where}: {safe(snippet(text, start, end))}"
 
 

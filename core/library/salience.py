@@ -24,14 +24,15 @@ by an automaton without them. Where a keyword occurs is worked out only when ask
 from __future__ import annotations
 
 import itertools
-import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from functools import lru_cache, partial
+from functools import partial
 from typing import Any, cast
 
 from msgspec import Struct
 
 from lesson_credit.core.base.gc_pause import gc_paused
+from lesson_credit.core.library.casefold import NOT_WORD_SAME_LETTER, lower_same_length
+from lesson_credit.core.library.casefold import casekey as casekey  # (tests and callers import it from here)
 from lesson_credit.core.library.wildcard import (
     WILDCARD_MAX_PARTS,
     WILDCARD_MAX_PER_LESSON,
@@ -42,6 +43,9 @@ from lesson_credit.core.library.wildcard import (
 
 NO_KEYWORD_SALIENCE = 0.5
 SNIPPET_RADIUS = 40
+# The most offsets of one keyword explain's JSON lists (its first ones; its `count` says how many in all):
+# docs/format.md. Nested keywords over a journal of `a`s occur 100 times a character.
+OFFSETS_LISTED = 1000
 
 
 def normalize_keyword(raw: str) -> str | None:
@@ -104,70 +108,13 @@ def _counting(raw: Iterable[str]) -> tuple[dict[str, str], list[str]]:
     return seen, beyond
 
 
-@lru_cache(maxsize=1 << 16)
-def casekey(keyword: str) -> str:
-    """The case-folded form keywords and journals are compared in (character by character).
-    Cached: a library repeats keywords, and every breakdown looks each one up."""
-    return _lower_same_length(keyword)[0]
-
-
-# Every Latin-1 character lowers to one Latin-1 character, and none by context: a byte table.
-_LATIN1_LOWER = bytes(ord(chr(code).lower()) for code in range(256))
-
-# Lower-case letters a case-insensitive `re` search also takes for one another (gptme matches a keyword
-# so in the lowered journal): each group's other members, then the one they are compared as. Python's
-# `re` keeps the groups in `re._casefix`; tests/core/test_salience_unicode.py checks this table against
-# what `re` does. Each group is compared as its member of lowest code that `\w` matches (a Latin-1
-# member is always that one, so the byte table above needs no change).
-_SAME_LETTER = dict(
-    (other, group.split(">")[1])
-    for group in (
-        "\u0131>i \u017f>s \u03bc>\xb5 \u0345\u1fbe>\u03b9 \u1fd3>\u0390 \u1fe3>\u03b0 \u03d0>\u03b2 "
-        "\u03f5>\u03b5 \u03d1>\u03b8 \u03f0>\u03ba \u03d6>\u03c0 \u03f1>\u03c1 \u03c3>\u03c2 \u03d5>\u03c6 "
-        "\u1c80>\u0432 \u1c81>\u0434 \u1c82>\u043e \u1c83>\u0441 \u1c84\u1c85>\u0442 \u1c86>\u044a "
-        "\u1c87>\u0463 \ua64b>\u1c88 \u1e9b>\u1e61 \ufb06>\ufb05"
-    ).split()
-    for other in group.split(">")[0]
-)
-_SAME_LETTER_FOUND = re.compile("[" + "".join(_SAME_LETTER) + "]")
-_NOT_WORD_SAME_LETTER = "\u0345"  # the one member `\w` does not match (its group is compared as ι, which it does)
-
-
-def _lower_same_length(text: str, same_letter: bool = True) -> tuple[str, list[int] | None]:
-    """Lower-case text character by character, the letters of a `_SAME_LETTER` group made one (unless
-    `same_letter` is False); when lowering changes lengths (rare scripts) also map offsets back.
-    `str.lower()` lowers character by character but for a final sigma ('ς' at the end of a word,
-    'σ' elsewhere): the two are one letter here."""
-    if text.isascii():  # known without reading the text
-        return text.lower(), None
-    try:
-        return text.encode("latin-1").translate(_LATIN1_LOWER).decode("latin-1"), None
-    except UnicodeEncodeError:  # a character beyond Latin-1
-        pass
-    lowered, back = text.lower(), None
-    if len(lowered) != len(text):
-        pieces: list[str] = []
-        back = []
-        for index, char in enumerate(text):
-            low = char.lower()
-            pieces.append(low)
-            back.extend([index] * len(low))
-        back.append(len(text))
-        lowered = "".join(pieces)
-    if same_letter and _SAME_LETTER_FOUND.search(lowered):
-        for other, letter in _SAME_LETTER.items():  # a C-speed pass each (`str.translate` with a dict is 20x slower)
-            if other in lowered:
-                lowered = lowered.replace(other, letter)
-    return lowered, back
-
-
 class KeywordHit:
     """One keyword's part in a salience value: whether the journal mentions it, and where.
 
-    Whether is known at once; the offsets of every occurrence are worked out from the scan on
-    first use, since deciding salience never needs them and an explanation only needs a few."""
+    Whether is known at once; how often, the first few occurrences or those before an offset are worked out when
+    asked, never all at once (nested keywords over 64 MB of `a`s: 17 GB of offsets). `offsets` has every one."""
 
-    __slots__ = ("keyword", "hit", "_key", "_scan", "_where")
+    __slots__ = ("keyword", "hit", "_key", "_scan", "_where", "_count")
 
     def __init__(self, keyword: str, key: str, scan: Scan) -> None:
         self.keyword = keyword
@@ -175,6 +122,7 @@ class KeywordHit:
         self._scan = scan
         self.hit = scan.occurs(key)
         self._where: tuple[tuple[int, ...], tuple[int, ...]] | None = None if self.hit else ((), ())
+        self._count: int | None = None if self.hit else 0
 
     def _located(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
         if self._where is None:
@@ -193,7 +141,18 @@ class KeywordHit:
 
     @property
     def count(self) -> int:
-        return len(self.offsets)
+        """How many non-overlapping occurrences (without working out where each is)."""
+        if self._count is None:
+            self._count = len(self._where[0]) if self._where is not None else self._scan.count(self._key)
+        return self._count
+
+    def first(self, limit: int) -> list[tuple[int, int]]:
+        """The first `limit` occurrences' (start, end) spans in the original text."""
+        return list(itertools.islice(self._scan.spans(self._key), limit))
+
+    def spans_before(self, stop: int) -> Iterator[tuple[int, int]]:
+        """The (start, end) spans that start before offset `stop` (what a view of the text's start shows)."""
+        return itertools.takewhile(lambda span: span[0] < stop, self._scan.spans(self._key))
 
     def spans(self) -> list[tuple[int, int]]:
         return [(start, start + length) for start, length in zip(self.offsets, self.lengths, strict=True)]
@@ -207,7 +166,14 @@ class KeywordHit:
         return hash((self.keyword, self.hit, self._located()))
 
     def __repr__(self) -> str:
-        return f"KeywordHit({self.keyword!r}, hit={self.hit}, count={self.count}, offsets={self.offsets})"
+        first = [start for start, _ in self.first(6)]
+        shown = ", ".join(map(str, first[:5])) + (", ..." if len(first) > 5 else "")
+        return f"KeywordHit({self.keyword!r}, hit={self.hit}, count={self.count}, offsets=({shown}))"
+
+
+def listed_offsets(hit: KeywordHit) -> list[int]:
+    """The offsets of a keyword's first OFFSETS_LISTED occurrences (what explain's JSON lists)."""
+    return [start for start, _ in hit.first(OFFSETS_LISTED)]
 
 
 class SalienceBreakdown(Struct, frozen=True):
@@ -250,7 +216,7 @@ class Scan(Mapping[str, list[tuple[int, int]]]):
         lowered: str = "",
         back: list[int] | None = None,
         wild: Iterable[str] = (),
-        locate: Callable[[list[str]], dict[str, list[tuple[int, int]]]] | None = None,
+        locate: Callable[[list[str]], dict[str, Iterable[tuple[int, int]]]] | None = None,
     ) -> None:
         self._lowered = lowered
         self._back = back
@@ -263,6 +229,28 @@ class Scan(Mapping[str, list[tuple[int, int]]]):
         """Whether the keyword occurs at least once (cheaper than its offsets)."""
         return key in self._present
 
+    def count(self, key: str) -> int:
+        """How many non-overlapping occurrences the keyword has: a plain one's `str.count` in the lowered text (the
+        same leftmost-first matches as `offsets`' `str.find` from the end of each; one in the lowered text is one in
+        the original), a wildcard's counted as they are matched (never all held)."""
+        if key not in self._present:
+            return 0
+        if "*" in key and self._locate is not None:
+            return sum(1 for _ in self._locate([key])[key])
+        return self._lowered.count(key)
+
+    def spans(self, key: str) -> Iterator[tuple[int, int]]:
+        """The keyword's non-overlapping (start, end) spans in the original text, each found as it is read."""
+        if key not in self._present:
+            return
+        if "*" in key and self._locate is not None:
+            found: Iterable[tuple[int, int]] = self._locate([key])[key]
+        else:
+            found = _find_all(self._lowered, key)
+        back = self._back
+        for a, b in found:
+            yield (a, b) if back is None else (back[a], back[b - 1] + 1)
+
     def offsets(self, key: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """Start offsets and lengths of the keyword's non-overlapping occurrences."""
         got = self._found.get(key)
@@ -271,7 +259,7 @@ class Scan(Mapping[str, list[tuple[int, int]]]):
         if key not in self._present:
             return ((), ())
         if "*" in key and self._locate is not None:  # a pass of its own: all wildcards' matches at once can be GBs
-            spans = self._locate([key])[key]
+            spans = list(self._locate([key])[key])
             got = self._found[key] = self._original([a for a, _ in spans], [b for _, b in spans])
             return got
         find, length = self._lowered.find, len(key)
@@ -358,7 +346,7 @@ class KeywordMatcher:
                 automaton.add_word(self._keys[slot], slot)
             automaton.make_automaton()
             self._left_out = []
-        lowered, back = _lower_same_length(text)
+        lowered, back = lower_same_length(text)
         found = np.zeros(self._n_plain, dtype=bool)  # plain slot -> whether it occurs
         parts = _Parts(self._part_of, self._part_lengths, _PART_BUDGET * (len(lowered) + 1), len(lowered))
         window = window or max(_WINDOW, _READ_MATCHES // self._longest)
@@ -406,19 +394,19 @@ class KeywordMatcher:
 
     def _wild(
         self, text: str, lowered: str, parts: _Parts, window: int, spans: bool = False
-    ) -> dict[str, list[tuple[int, int]]]:
-        """The wildcards that match, with their matches when `spans` (else worked out again when asked:
-        `_wild_spans`; a salience never needs them, and 64 wildcards matching at every other character of a MB
-        held 5 GB of them), from where their parts occur (lesson_credit.core.library.wildcard). When the
+    ) -> dict[str, Iterable[tuple[int, int]]]:
+        """The wildcards that match, with their matches (each worked out as it is read) when `spans` (else worked
+        out again when asked: `_wild_spans`; a salience never needs them, and 64 wildcards matching at every other
+        character of a MB held 5 GB of them), from where their parts occur (core/library/wildcard.py). When the
         parts' occurrences were more than `_Parts` keeps, the wildcards are matched a batch at a time, each from
         a pass of an automaton of its parts only; a batch's parts occur at most `_PART_BUDGET` times a character
         of text, or it is one wildcard (WILDCARD_MAX_PARTS parts: at most that many times)."""
         counts = parts.counts
         live = [w for w in self._wildcards if all(counts[self._part_of[self._slot_of[p]]] for p in w.parts)]
         non_word: list[Any] = []  # the text's non-word positions, found once for every wildcard
-        if live and _NOT_WORD_SAME_LETTER in text:  # `\w` is decided on the letters as lowered, not as compared
-            non_word.append(non_word_positions(_lower_same_length(text, same_letter=False)[0]))
-        wild: dict[str, list[tuple[int, int]]] = {}
+        if live and NOT_WORD_SAME_LETTER in text:  # `\w` is decided on the letters as lowered, not as compared
+            non_word.append(non_word_positions(lower_same_length(text, same_letter=False)[0]))
+        wild: dict[str, Iterable[tuple[int, int]]] = {}
         for wildcards, where in self._batches(lowered, window, live, parts):
             for wildcard in wildcards:
                 occurrences = [where.starts(int(self._part_of[self._slot_of[part]])) for part in wildcard.parts]
@@ -544,7 +532,7 @@ def _matches(automaton: Any, lowered: str, start: int, stop: int) -> tuple[Any, 
     return flat[0::2] + (start + 1), flat[1::2]
 
 
-def _wild_spans(text: str, lowered: str, window: int, keys: list[str]) -> dict[str, list[tuple[int, int]]]:
+def _wild_spans(text: str, lowered: str, window: int, keys: list[str]) -> dict[str, Iterable[tuple[int, int]]]:
     """Wildcard keywords' matches in `lowered` (`text` lowered), from a pass of their own (`Scan.offsets`)."""
     import numpy as np
 
@@ -552,6 +540,15 @@ def _wild_spans(text: str, lowered: str, window: int, keys: list[str]) -> dict[s
     parts = _Parts(matcher._part_of, matcher._part_lengths, _PART_BUDGET * (len(lowered) + 1), len(lowered))
     matcher._pass(lowered, window, np.zeros(0, dtype=bool), parts)
     return matcher._wild(text, lowered, parts, window, spans=True)
+
+
+def _find_all(lowered: str, key: str) -> Iterator[tuple[int, int]]:
+    """A plain keyword's non-overlapping (start, end) spans in `lowered`: each find from the last match's end."""
+    find, length = lowered.find, len(key)
+    at = find(key)
+    while at != -1:
+        yield at, at + length
+        at = find(key, at + length)
 
 
 def _original(starts: list[int], ends: list[int], back: list[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:

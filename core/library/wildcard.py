@@ -25,6 +25,7 @@ WILDCARD_MAX_PER_LESSON (core/library/salience.py `_counted`).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -148,8 +149,10 @@ class Wildcard:
         """Whether the keyword matches `text` at all (`spans` without working out each match)."""
         return bool(len(self._viable(text, occurrences, non_word)[0]))
 
-    def spans(self, text: str, occurrences: list[Positions], non_word: list[Any]) -> list[tuple[int, int]]:
-        """Non-overlapping (start, end) matches in `text` (the lowered journal), left to right.
+    def spans(self, text: str, occurrences: list[Positions], non_word: list[Any]) -> Iterator[tuple[int, int]]:
+        """Non-overlapping (start, end) matches in `text` (the lowered journal), left to right, each worked out
+        as it is asked for (a count or the first few never hold them all: `a*` over `a a a ...` matches at every
+        other character).
 
         `occurrences`: per literal part, the increasing start offsets of all its occurrences
         (overlapping ones too), as the salience automaton finds them.
@@ -158,7 +161,6 @@ class Wildcard:
         gaps: Positions = non_word[0]
         n = len(text)
         first = viable_of[0]
-        spans: list[tuple[int, int]] = []
         at, search_from, step_at = 0, 0, -_STEP
         while at < len(first):  # leftmost first, then on from where each match ends (a step per match)
             if at >= step_at + _STEP:  # each viable first occurrence's match, a step of them at a time
@@ -166,9 +168,8 @@ class Wildcard:
                 begins, end = self._ends(gaps, n, viable_of, first[at : at + _STEP])
                 following = np.searchsorted(first, end.astype(first.dtype, copy=False))  # the candidate after each
             stop = int(end[at - step_at])
-            spans.append((max(search_from, int(begins[at - step_at])), stop))
+            yield max(search_from, int(begins[at - step_at])), stop
             search_from, at = stop, int(following[at - step_at])
-        return spans
 
     def _viable(self, text: str, occurrences: list[Positions], non_word: list[Any]) -> list[Positions]:
         """Per part, its viable occurrences: those the rest of the keyword can follow."""

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from rich.text import Text
 
 from lesson_credit.core.api import LessonCredit, SalienceBreakdown, lesson_labels
-from lesson_credit.tui.text import fmt, fmt_signed, lesson_name_text, one_line
+from lesson_credit.tui.text import fmt, fmt_signed, hit_spans, lesson_name_text, one_line
 
 CREDIT_COLUMNS = (
     ("lesson", "lesson"),
@@ -68,4 +68,4 @@ def keyword_spans(breakdown: SalienceBreakdown | None) -> list[tuple[int, int]]:
     """Where the breakdown's keywords hit the journal: (start, end) offsets, for its highlights."""
     if breakdown is None:
         return []
-    return [span for keyword in breakdown.keywords for span in keyword.spans()]
+    return hit_spans(breakdown)
