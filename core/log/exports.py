@@ -31,6 +31,7 @@ class Untold(Struct, frozen=True):
 
     key: str
     other: str
+    unstamped: bool = False  # the state that import saw has no gptme stamp (logged by a version before stamps)
 
 
 class Exports:
@@ -189,7 +190,7 @@ class Exports:
         for key, counts in file.arms.items():
             for seen, told, where in saw.get(key, ()):
                 if _shares_past(counts, file.stamps.get(key), seen, told, arms.get(key, NEW_ARM)[2]):
-                    return Untold(key, where)
+                    return Untold(key, where, told is None)
         sessions = base.sessions
         if matched:
             added = max(0, file.sessions - base.sessions)

@@ -507,10 +507,10 @@ def _told(
     WorkspaceError (one line) naming the arm that cannot be told and the other copy."""
     if not isinstance(found, Untold):
         return found
+    unstamped = "; that import was logged by a version that kept no stamps" if found.unstamped else ""
     raise WorkspaceError(
-        f"{path}: its {found.key} was updated by gptme's bandit after {found.other}, a copy of the same {what} "
-        f"(created {created}), had an update of {found.key} imported, which this file may hold or not (the numbers "
-        "and gptme's stamps cannot tell): imported, that update could count twice; nothing logged or written (to go "
-        f"on without the sessions saved in this file since it was copied, delete it and run `lesson-credit "
-        f"export-gptme {path}`)"
+        f"{path}: its {found.key} may or may not hold the update of it an import of {found.other} logged (a copy of "
+        f"the same {what}, created {created}; the numbers and gptme's stamps cannot tell{unstamped}): imported, that "
+        "update could count twice; nothing logged or written (to go on without the sessions saved in this file since "
+        f"it was copied, delete it and run `lesson-credit export-gptme {path}`)"
     )

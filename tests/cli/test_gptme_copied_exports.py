@@ -223,3 +223,26 @@ def test_what_imports_saw_comes_back_from_the_parsed_log_cache() -> None:
     back = Exports.of(json.loads(json.dumps(exports.plain())))
     assert back.history == exports.history and back.files == exports.files and back.saves == exports.saves
     assert back.saves["c", "/gx"][1].stamps == {}  # (the later numbers of git came without a stamp)
+
+
+def test_a_copy_refused_over_an_import_logged_without_stamps_says_so(root: Path, tmp_path: Path) -> None:
+    """An import logged by a version that kept no gptme stamps (its `seen` without them): gy's git is exactly the
+    state that import saw, but nothing tells it is the same update (two bandits rewarding git once each reach those
+    numbers too). Refused as an arm that cannot be told, and the line says why: before, it said gy's git had been
+    updated after that import, which is false."""
+    gx, gy = two_files(tmp_path)
+    ok("export-gptme", "--workspace", str(root), str(gx))
+    gptme_session(gx, GIT, 1.0, T1)
+    shutil.copy(gx, gy)
+    gptme_session(gy, QUOTE, 1.0, T2)
+    gptme_session(gx, QUOTE, 0.0, T3)
+    ok("import-gptme", "--workspace", str(root), str(gx))
+    lines = (root / LOG_REL).read_text().splitlines()
+    event = json.loads(lines[-1])
+    for numbers in event["seen"]["arms"].values():  # as the version before stamps logged it
+        numbers.pop("stamp", None)
+    (root / LOG_REL).write_text("\n".join([*lines[:-1], json.dumps(event)]) + "\n")
+    shutil.rmtree(root / "state/lesson-thompson/.cache", ignore_errors=True)
+    code, _, err = run_cli("import-gptme", "--workspace", str(root), str(gy))
+    assert code == 1 and "that import was logged by a version that kept no stamps" in err, err
+    assert "nothing logged" in err and str(gx.resolve()) in err, err
