@@ -14,14 +14,15 @@ WORKSPACE_RECORDS = Path("state") / "sessions" / RECORDS_FILE
 
 def records_path(root: Path, configured: str | None, environ: Mapping[str, str] | None = None) -> Path:
     """The records file: config.toml's `[records] path` (relative to the workspace), else
-    $GPTME_SESSIONS_DIR/session-records.jsonl, else the workspace's state/sessions/ one."""
+    $GPTME_SESSIONS_DIR/session-records.jsonl (relative to the working folder), else the workspace's
+    state/sessions/ one."""
     env = os.environ if environ is None else environ
     if configured:
         path = Path(configured).expanduser()
         return path if path.is_absolute() else root / path
     sessions_dir = env.get("GPTME_SESSIONS_DIR")
-    if sessions_dir:
-        return Path(sessions_dir).expanduser() / RECORDS_FILE
+    if sessions_dir:  # (relative: to the working folder, as for gptme-sessions; named so, never by its text alone)
+        return Path(sessions_dir).expanduser().absolute() / RECORDS_FILE
     return root / WORKSPACE_RECORDS
 
 

@@ -216,3 +216,27 @@ def test_an_export_onto_the_own_file_names_the_records_it_holds_now(tmp_path: Pa
     assert code == 0 and "gptme-sessions records" not in err, err
     named = json.loads((root / STATE).read_text())["lesson_credit_records"]
     assert named == {"path": str(RECORDS), "sessions": 2}
+
+
+def test_a_relative_sessions_dir_is_the_folder_of_the_command_that_read_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """$GPTME_SESSIONS_DIR relative (`gs`) is a folder of the working folder, as for gptme-sessions. The file named
+    the records by that relative text: a command run from another folder, whose `gs` holds other records, took them
+    for the same file and rewrote bandit-state.json without the judge's rewards, without a word."""
+    root = judged_workspace(tmp_path)
+    here, there = tmp_path / "here", tmp_path / "there"
+    for folder in (here, there):
+        (folder / "gs").mkdir(parents=True)
+    (root / RECORDS).rename(here / "gs" / "session-records.jsonl")
+    (there / "gs" / "session-records.jsonl").write_text(json.dumps({"session_id": "zz", "llm_judge_score": 0.1}) + "\n")
+    monkeypatch.setenv("GPTME_SESSIONS_DIR", "gs")
+    monkeypatch.chdir(here)
+    assert _record(root, "s3")[0] == 0
+    assert _arm(root) == pytest.approx((2.9, 2.1, 3))  # s1 0.8, s2 0.6, s3 0.5 over Beta(1, 1)
+    written = (root / STATE).read_bytes()
+    assert json.loads(written)["lesson_credit_records"]["path"] == str(here / "gs" / "session-records.jsonl")
+    monkeypatch.chdir(there)
+    code, _, err = run_cli("status", "-w", str(root))
+    assert code == 0 and "which are not read now" in err and str(there / "gs") in err, err
+    assert (root / STATE).read_bytes() == written
