@@ -100,7 +100,10 @@ class SessionRecords:
         """The records as the files hold them now: read again when a file's stat changed (or one appeared or
         went), and by their bytes while a last change is within RACY_NS of the read that vouched for the stats
         (a coarse clock may not have ticked since: a rewrite of the same size would keep the whole stat)."""
-        found = self._stat()
+        return self._file_of(self._stat())
+
+    def _file_of(self, found: tuple[Signature, list[str], str | None] | None) -> RecordFile:
+        """`file` from the files' stats `found` (`_stat`, taken once by the caller)."""
         signature = None if found is None else (found[0], tuple(found[1]), found[2])
         if self._file is None or signature is None or signature != self._signature or self._racy:
             from lesson_credit.core.sessions.record_set import read_record_set
@@ -121,7 +124,8 @@ class SessionRecords:
 
     def has_records(self) -> bool:
         """Whether the files hold a record (`file().records`); without a file, known without reading."""
-        return self._stat() is not None and bool(self.file().records)
+        found = self._stat()  # (the records' folder listed once)
+        return found is not None and bool(self._file_of(found).records)
 
     def joined(
         self,
