@@ -96,10 +96,11 @@ def check_unseen(
     session_id: str, history: Sequence[GradeRecord], seen_line: int | None, grader: str, priority: Sequence[str]
 ) -> None:
     """GradeConflict unless no grade event of the session after `seen_line` (the latest the grader was shown; 0:
-    none) comes from a source the grade would replace or stand under: the grader's own (another person's grade,
-    for a person's) or one the [rewards] priority ranks before it (all of the priority, when it leaves the
-    grader's source out). A score of a source ranked after it (a judge's, under a person's grade) is no such
-    event: the grade goes into force over it as it would have before (None: no check)."""
+    none) comes from a source the grade would replace or stand under: the grader's own (a person's grade, for a
+    person's: another person's, or the same grader's logged by another process) or one the [rewards] priority
+    ranks before it (all of the priority, when it leaves the grader's source out). A score of a source ranked
+    after it (a judge's, under a person's grade) is no such event: the grade goes into force over it as it would
+    have before (None: no check)."""
     if seen_line is None:
         return
     own, ranked = source_of(grader), list(priority)

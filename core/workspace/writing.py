@@ -226,8 +226,8 @@ class Writing(GptmeFiles):
         With `expect_line`, refuse (GradeConflict, nothing written) unless the session's latest
         grade event is the one at that line. With `seen_line` (the latest grade event the grader was
         shown; 0: none), refuse unless no grade event after it comes from the grader's source or one
-        ranked before it (`grading.check_unseen`: another person's grade, not a judge's score under a
-        person's). The event is logged once this returns; what could not
+        ranked before it (`grading.check_unseen`: a person's grade, the grader's own from another process too; not a
+        judge's score under a person's). The event is logged once this returns; what could not
         be done besides (rewriting bandit-state.json) is in the result's `warnings`. With `outcome`, a
         gptme outcome word, the reward is what [outcomes] maps it to, and the event keeps the word."""
         if outcome is not None:
