@@ -338,7 +338,7 @@ class Writing(GptmeFiles):
                     return replace(c, credit=credit, reward_priority=c.reward_priority if priority is None else chosen)
 
                 self._save_config(change)
-                self.config = replace(self.config, credit=settings, reward_priority=chosen)
+                self._adopt_config(replace(self.config, credit=settings, reward_priority=chosen))
                 self.warnings.extend(self._after_write(done="the settings are saved"))
         base = None if chosen == self.data().scores().priority else self.priority_base(chosen)
         return self.lesson_table(settings, base, details=False)
@@ -362,8 +362,15 @@ class Writing(GptmeFiles):
 
         with self.log.locked():
             self._save_config(change)
-            self.config = replace(self.config, credit=settings, policy=policy)
+            self._adopt_config(replace(self.config, credit=settings, policy=policy))
             self.warnings.extend(self._after_write(done="the settings are saved"))
+
+    def _adopt_config(self, config: Config) -> None:
+        """Hold `config`, which this workspace just saved: when it changes what the workspace reads (the floor weighs
+        the analysis' fits, the priority the rewards), the version moves on, as a config.toml changed by another
+        process moves it (`_reread_config`): what was kept per version (the dashboard's views) is computed again."""
+        self.version += config != self.config
+        self.config = config
 
     def _save_config(self, change: Callable[[Config], Config]) -> None:
         """Write `change` of config.toml as it is now (under the writers' lock): what an operator set
