@@ -18,7 +18,7 @@ from msgspec import Struct
 from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.base.ids import lesson_named, normalize_id, one_form, unicode_form_name, unicode_forms
 from lesson_credit.core.library.journals import read_for_record
-from lesson_credit.core.library.lessons import Lesson
+from lesson_credit.core.library.lessons import LessonProblem, Library
 from lesson_credit.core.library.salience import SalienceBreakdown, salience_breakdowns
 from lesson_credit.core.log import events as log_events
 from lesson_credit.core.log.events import PRIOR, SESSION
@@ -136,7 +136,7 @@ def recording(
     session_id: str,
     journal: Path,
     lessons: Sequence[str],
-    library: Callable[[], dict[str, Lesson]],
+    library: Callable[[], Library],
     root: Path,
     *,
     reward: float | None,
@@ -159,11 +159,17 @@ def recording(
     if reward is not None:
         reward = check_reward(reward)
     raw, text, stored_path = read_for_record(journal, root, allow_outside)
-    by_id = library()
+    read = library()
+    by_id = read.by_id()
     ids, notes = _library_forms([normalize_id(lesson) for lesson in lessons], by_id)
-    unknown = [lesson for lesson, lid in zip(lessons, ids, strict=True) if lid not in by_id]
+    unknown = [(lesson, lid) for lesson, lid in zip(lessons, ids, strict=True) if lid not in by_id]
     if unknown:
-        raise WorkspaceError(f"not in the lesson library: {', '.join(_with_nearest(name, by_id) for name in unknown)}")
+        broken = {one_form(p.lesson_id): p for p in read.problems if p.broken and p.lesson_id is not None}
+        names = [
+            _not_loaded(name, broken[one_form(lid)]) if one_form(lid) in broken else _with_nearest(name, by_id)
+            for name, lid in unknown
+        ]
+        raise WorkspaceError(f"not in the lesson library: {', '.join(names)}")
     both = sorted(set(ids[: len(ids) - len(during)]) & set(ids[len(ids) - len(during) :]))
     if both:  # (a lesson is one or the other: named apart from one listed twice in one list)
         said = "given both as chosen before the session and as included during it (--during)"
@@ -192,6 +198,11 @@ def _library_forms(ids: list[str], by_id: Collection[str]) -> tuple[list[str], t
                 f"({unicode_form_name(library_id)}): the same name in another Unicode form"
             )
     return ids, tuple(notes)
+
+
+def _not_loaded(name: str, problem: LessonProblem) -> str:
+    """`name`, a lesson whose file the library could not load (lint's broken-lessons), and why."""
+    return f"{name} (its file {problem.path} is not loaded: {problem.reason})"
 
 
 def _with_nearest(name: str, ids: Collection[str]) -> str:

@@ -148,7 +148,7 @@ class Writing(GptmeFiles):
             session_id,
             Path(journal),
             lessons,
-            lambda: self.library().by_id(),
+            self.library,
             self.root,
             reward=reward,
             category=category,

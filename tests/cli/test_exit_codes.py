@@ -97,6 +97,22 @@ def test_bad_input_exits_1_with_one_line(
     assert log_bytes(ws) == before
 
 
+def test_a_record_naming_a_lesson_whose_file_is_not_loaded_says_why(
+    ws: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A lesson file over the 1 MB a lesson is read to is skipped by the library (lint's broken-lessons says so); a
+    record naming it said only "not in the lesson library", as for a name that is no file at all."""
+    big = ws / "lessons" / "tools" / "big.md"
+    big.write_text("---\nmatch:\n  keywords: [git]\n---\n# Big\n" + "x" * (1 << 20), encoding="utf-8")
+    (ws / "j.md").write_text("git worktree\n", encoding="utf-8")
+    before = log_bytes(ws)
+    argv = ["record", "-w", str(ws), "--journal", "j.md", "--lessons", "tools/big.md", "--reward", "0.5"]
+    code, out, err = run(capsys, *argv, "--session-id", "s9")
+    said = f"tools/big.md (its file {big} is not loaded: larger than 1 MB; not read)"
+    assert (code, out, err) == (1, "", f"lesson-credit: not in the lesson library: {said}\n")
+    assert log_bytes(ws) == before
+
+
 @pytest.mark.parametrize(
     ("given", "said"),
     [
