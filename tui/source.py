@@ -456,7 +456,7 @@ class WorkspaceSource:
             results = tuple(ws.loo(min_with=MIN_WITH, min_without=MIN_WITHOUT, write=write))
             data = ws.data()
             graded = int(np.count_nonzero(~np.isnan(data.base)))
-            view = AnalysisView(ws.version, results, graded, MIN_WITH, MIN_WITHOUT)
+            view = AnalysisView(ws.version, results, graded, MIN_WITH, MIN_WITHOUT, sessions=data.n_sessions)
             self._analysis = view
             if write:
                 return replace(view, written=(ws.state_dir / "loo-results.json").relative_to(ws.root).as_posix())

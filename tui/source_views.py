@@ -140,6 +140,7 @@ class AnalysisView:
     min_with: int
     min_without: int
     written: str | None = None  # where loo-results.json was written (relative to the workspace), when it was
+    sessions: int = 0  # sessions logged, graded or not
 
     def result(self, path: str) -> LooResult | None:
         for result in self.results:

@@ -94,6 +94,21 @@ def summary(view: AnalysisView) -> Text:
     return out
 
 
+def empty_line(view: AnalysisView) -> str | None:
+    """What fills the table, when nothing can: no session logged, or none graded (None: there are graded ones)."""
+    if not view.sessions:
+        return (
+            "No session is logged yet: each lesson's effect shows here once sessions are recorded (lesson-credit "
+            "record --session-id ID --journal JOURNAL.md --lessons LESSON_ID ...) and graded."
+        )
+    if not view.graded:
+        return (
+            "No session is graded yet: the effects compare the rewards of graded sessions (grade one here: s, "
+            "enter on a session, 0-9 then c; or record sessions with --reward)."
+        )
+    return None
+
+
 TABLE_KEEPS = 2  # rows: the table's header and the highlighted row, under the panel shown all
 
 
@@ -173,7 +188,7 @@ class AnalysisScreen(SortableScreen):
         self.view = event.view
         self.done(self.query_one("#loo-table", ThemedTable))
         self.query_one("#analysis-summary", Static).update(summary(event.view))
-        nothing = nothing_line([r.effect for r in event.view.results])
+        nothing = empty_line(event.view) or nothing_line([r.effect for r in event.view.results])
         caveat = self.query_one("#analysis-caveat", Static)
         caveat.update(Text(nothing or ""))
         caveat.display = nothing is not None

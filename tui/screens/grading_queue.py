@@ -183,6 +183,10 @@ class GradingQueueScreen(DataScreen):
         count = len(queue.session_ids) - hidden
         summary.append(f" (o switches; n follows it) · {counted(count, 'session')}\n")
         summary.append(EXPLAIN[queue.order], style="dim")
+        if not count:  # (the Sessions screen says how to log one)
+            logged = len(sessions.table)
+            done = "every session logged has a score" if queue.order == "oldest" else "a person graded every session"
+            summary.append("\nNothing to grade: " + (f"{done}." if logged else "no session is logged yet."))
         self.query_one("#queue-summary", Static).update(summary)
         self.query_one("#queue-legend", Static).display = info is not None
 
