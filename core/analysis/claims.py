@@ -124,6 +124,8 @@ class Column:
     category_p: float | None = None
     category_differs: bool = False
     timed: bool = False  # identified only by time (`switched`): not identified, whatever else it has
+    # a group's: per member (in `arms` order), its graded sessions with another member, and all its graded sessions
+    together: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -347,7 +349,7 @@ def claims_of(design: Design, fitted: Fitted, session_ids: Sequence[str] | None 
         n_with, n_without = int(counts[c]), int(design.n - counts[c])
         if not identified[c]:
             reason = unidentified_reason(fitted, c, n_with, n_without, label)
-            out.append(Column(members, False, reason, timed=bool(fitted.timed[c])))
+            out.append(Column(members, False, reason, timed=bool(fitted.timed[c]), together=_together(design, members)))
             continue
         effect = joint_interval(fitted, c, n_with, n_without)
         earlier, later = halves[c]
@@ -356,6 +358,7 @@ def claims_of(design: Design, fitted: Fitted, session_ids: Sequence[str] | None 
                 members,
                 identified=True,
                 reason=None,
+                together=_together(design, members),
                 effect=effect,
                 earlier=earlier,
                 later=later,
@@ -368,6 +371,21 @@ def claims_of(design: Design, fitted: Fitted, session_ids: Sequence[str] | None 
         )
     extra = {"penalty": fitted.penalty}
     return Claims(column_of, tuple(out), fitted.prior_sd, math.sqrt(fitted.sigma2), fitted.dense, extra)
+
+
+def _together(design: Design, members: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
+    """Per member of a group (none for a lesson alone): (its graded sessions with another member, its graded
+    sessions)."""
+    if len(members) < 2:
+        return ()
+    x = design.injected[:, list(members)].tocsc()
+    x.data[:] = 1.0
+    present = np.asarray(x.sum(axis=1)).ravel()  # members injected in each session
+    out = []
+    for m in range(len(members)):
+        rows = x.indices[x.indptr[m] : x.indptr[m + 1]]
+        out.append((int(np.count_nonzero(present[rows] >= 2)), len(rows)))
+    return tuple(out)
 
 
 def joint_interval(fitted: Fitted, c: int, n_with: int, n_without: int) -> Interval:
