@@ -250,3 +250,4 @@ def test_a_lesson_on_in_one_whole_time_block_is_identified_only_by_time(tmp_path
     results = Workspace(root, clock=fixed_clock).loo(write=False)
     shown = next(r for r in results if r.path == "t/delta.md")
     assert shown.timed and "identified only by time: it varies only between time blocks" in describe(shown).plain
+    assert Workspace(root, clock=fixed_clock).effects()["t/delta.md"] == 0.0  # the Lessons screen's ranking
