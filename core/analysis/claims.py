@@ -25,8 +25,10 @@ session's keywords play no part (they are written after the outcome and can echo
   the categories and agents where it varies there, never injected before one moment and always after
   it, or the reverse - is compared only with the sessions before (after) that moment: a change of
   the baseline at the same moment would look exactly the same, and the per-block baselines cannot
-  tell the two apart. It is not identified (`switched`); randomized dropout evidence, where there is
-  enough, still gives it a headline (`core.analysis.estimates`).
+  tell the two apart. So is one that varies in no block (within its category and agent, in every
+  session of a block or in none), however often it switches where blocks start. It is not identified
+  (`switched`); randomized dropout evidence, where there is enough, still gives it a headline
+  (`core.analysis.estimates`).
 - **By category.** The same one-step estimate within each category with at least `MIN_CELL`
   sessions with and without the lesson; `category_differs` when Cochran's Q over those categories
   has a p-value below `FLAG_P` and a BH-adjusted one below `FLAG_FDR`.
@@ -54,6 +56,7 @@ from lesson_credit.core.analysis.switches import (
     groups_without_blocks,
     one_category,
     switched_in,
+    timed_reason,
     timed_switches,
 )
 
@@ -121,6 +124,8 @@ class Column:
     category_p: float | None = None
     category_differs: bool = False
     timed: bool = False  # identified only by time (`switched`): not identified, whatever else it has
+    # a group's: per member (in `arms` order), its graded sessions with another member, and all its graded sessions
+    together: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -344,7 +349,7 @@ def claims_of(design: Design, fitted: Fitted, session_ids: Sequence[str] | None 
         n_with, n_without = int(counts[c]), int(design.n - counts[c])
         if not identified[c]:
             reason = unidentified_reason(fitted, c, n_with, n_without, label)
-            out.append(Column(members, False, reason, timed=bool(fitted.timed[c])))
+            out.append(Column(members, False, reason, timed=bool(fitted.timed[c]), together=_together(design, members)))
             continue
         effect = joint_interval(fitted, c, n_with, n_without)
         earlier, later = halves[c]
@@ -353,6 +358,7 @@ def claims_of(design: Design, fitted: Fitted, session_ids: Sequence[str] | None 
                 members,
                 identified=True,
                 reason=None,
+                together=_together(design, members),
                 effect=effect,
                 earlier=earlier,
                 later=later,
@@ -365,6 +371,21 @@ def claims_of(design: Design, fitted: Fitted, session_ids: Sequence[str] | None 
         )
     extra = {"penalty": fitted.penalty}
     return Claims(column_of, tuple(out), fitted.prior_sd, math.sqrt(fitted.sigma2), fitted.dense, extra)
+
+
+def _together(design: Design, members: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
+    """Per member of a group (none for a lesson alone): (its graded sessions with another member, its graded
+    sessions)."""
+    if len(members) < 2:
+        return ()
+    x = design.injected[:, list(members)].tocsc()
+    x.data[:] = 1.0
+    present = np.asarray(x.sum(axis=1)).ravel()  # members injected in each session
+    out = []
+    for m in range(len(members)):
+        rows = x.indices[x.indptr[m] : x.indptr[m + 1]]
+        out.append((int(np.count_nonzero(present[rows] >= 2)), len(rows)))
+    return tuple(out)
 
 
 def joint_interval(fitted: Fitted, c: int, n_with: int, n_without: int) -> Interval:
@@ -384,34 +405,7 @@ def unidentified_reason(
     if fitted.few[c]:
         return f"too few sessions to identify: {n_with} with, {n_without} without (needs {MIN_SESSIONS} each)"
     if fitted.timed[c]:
-        switch = fitted.switch
-        name = fitted.switch_category.get(c)
-        graded = "a graded session" + (f" of category {name}" if name is not None else "")
-        if switch is not None and switch.at[c] >= 0:
-            session = (label or _place)(int(switch.at[c]))
-            side = (
-                f"never injected in {graded} before it and in every one from it on"
-                if switch.on[c]
-                else f"injected in every {graded[2:]} before it and in none from it on"
-            )
-            edge = switch.edge is not None and bool(switch.edge[c])
-            where = "at the start of a time block" if edge else "within its time block"
-            return (
-                f"identified only by time: it switched at {session} ({side}, {where}), so a change "
-                "in the baseline at that session would look the same"
-            )
-        if switch is not None and not switch.timed[c]:  # a group holding such a lesson (`_holds_timed`)
-            return (
-                "identified only by time: a lesson of the group was never injected in a graded session before one "
-                "session and in every one from it on (or the reverse), so a change in the baseline then would look "
-                "the same as the group's effect"
-            )
-        blocks = int(switch.blocks[c]) if switch is not None else 0
-        where = f"in each of the {blocks} time blocks where it varies" if blocks > 1 else "within its time blocks"
-        return (
-            f"identified only by time: {where} it was never injected in {graded} before one session and always "
-            "after it (or the reverse), so a change in the baseline at those moments would look the same"
-        )
+        return timed_reason(fitted.switch, c, fitted.switch_category.get(c), label or _place)
     return f"the data barely move it from the prior (posterior sd {fitted.ratio[c]:.0%} of the prior's)"
 
 

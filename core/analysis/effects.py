@@ -21,7 +21,8 @@ Per lesson:
 - during: the graded sessions that included the lesson during the session (`"included": "during"`,
   not chosen before it) and their mean reward; those sessions count as without it everywhere above;
 - confound flags: the naive and the joint intervals do not overlap (confounded by category or
-  co-injected lessons); never injected without some other lesson (not separable); injected in
+  co-injected lessons); never injected without some other lesson (not separable, unless the joint fit
+  identifies the lesson: then only the lift does not separate them); injected in
   every graded session (no control); plus too-broad keywords and lessons whose file is gone.
 
 All of it is vectorised over the fold's entry arrays; scipy.special is imported lazily.
@@ -43,6 +44,7 @@ from lesson_credit.core.analysis.claims import Claims, lesson_claims
 from lesson_credit.core.analysis.estimates import Effect, Randomized, headlines, joint_effects, notes
 from lesson_credit.core.analysis.joint import Design, JointFit, build_design, fit_joint, kind_codes
 from lesson_credit.core.analysis.limits import MIN_WITH, MIN_WITHOUT
+from lesson_credit.core.analysis.partners import inseparable, partner_reasons
 from lesson_credit.core.analysis.ranking import timed_arms
 from lesson_credit.core.analysis.stats import benjamini_hochberg
 from lesson_credit.core.log.snapshot import FoldData
@@ -57,12 +59,12 @@ REWARD_RESOLUTION = 0.01
 # (a moderated t, Smyth 2004): 5 identical grades then say "about the usual spread", not "none".
 PRIOR_DF = 4.0
 Z95 = 1.959963984540054
-MAX_NAMED_PARTNERS = 3
-# a lesson identified only by time: its sessions with and without it are those after and before one moment
+# a lesson identified only by time: its sessions with and without it are those after and before one moment, or
+# those of some time blocks and of the others
 TIME_ONLY = (
     "no leave-one-out comparison: identified only by time, its sessions with it and without it are those "
-    "on either side of one moment (in each time block where it varies, or where a time block starts), so a "
-    "change in the baseline then would give the same difference"
+    "on either side of one moment (in each time block where it varies, or where a time block starts) or in "
+    "different time blocks, so a change in the baseline then would give the same difference"
 )
 
 
@@ -262,7 +264,7 @@ def leave_one_out(
     timed = [column is not None and column.timed for column in map(claims.of, range(n_arms))]
     rnd_of = randomized or {}
     heads = headlines(joints, [rnd_of.get(path) for path in data.arm_ids])
-    partners = _inseparable(design, n1)
+    partners = inseparable(design, n1)
     n_during, mean_during = _included_during(data)
 
     def value(x: float, keep: bool = True) -> float | None:
@@ -288,10 +290,7 @@ def leave_one_out(
                     f"confounded by category / co-injected lessons: naive {delta[j]:+.3f} [{lo:+.2f}, {hi:+.2f}] "
                     f"vs adjusted {effect.estimate:+.3f} [{effect.ci_low:+.2f}, {effect.ci_high:+.2f}]"
                 )
-        if partners.get(j):
-            names = [data.arm_ids[k] for k in partners[j]]
-            shown = ", ".join(names[:MAX_NAMED_PARTNERS]) + (" ..." if len(names) > MAX_NAMED_PARTNERS else "")
-            reasons.append(f"not separable: never injected without {shown}")
+        reasons += partner_reasons([data.arm_ids[k] for k in partners.get(j, ())], effect)
         if n1[j] > 0 and n2[j] == 0:
             reasons.append("no control: injected in every graded session")
         if broad_keywords and path in broad_keywords:
@@ -366,22 +365,6 @@ def _included_during(data: FoldData) -> tuple[FloatArray, FloatArray]:
 
 def _with_adjusted(result: LooResult, adjusted: float | None) -> LooResult:
     return replace(result, p_adjusted=adjusted)
-
-
-def _inseparable(design: Design, n_with: FloatArray) -> dict[int, list[int]]:
-    """Per arm injected in at least two graded sessions: the arms present in every one of them, but
-    not an arm present in every graded session (it is as much in the sessions without the arm, so it
-    cannot confound the comparison; it is flagged itself: no control)."""
-    if not len(design.entry_arm):
-        return {}
-    co = design.repeated_co_occurrence.tocoo()  # n >= 2 below: a lesson seen once is no one's partner
-    row, col = co.row.astype(np.int64), co.col.astype(np.int64)
-    n = n_with[row]
-    hit = (co.data == n) & (row != col) & (n >= 2) & (n_with[col] < design.n)
-    out: dict[int, list[int]] = {}
-    for j, k in sorted(zip(row[hit].tolist(), col[hit].tolist(), strict=True)):
-        out.setdefault(j, []).append(k)
-    return out
 
 
 def reward_split(data: FoldData, lesson_id: str) -> tuple[FloatArray, FloatArray]:

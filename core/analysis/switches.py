@@ -1,6 +1,7 @@
 """A column identified only by time (`core.analysis.claims`, "Identified only by time"): within the
-baseline groups its only variation is one switch in log order, at one moment per time block; and where
-that switch happens, for the reasons `loo` prints and the policy's `joint_posterior.time_only`."""
+baseline groups its only variation is one switch in log order, at one moment per time block, or it varies in
+no block at all, only between blocks; and where that switch happens, for the reasons `loo` prints and the
+policy's `joint_posterior.time_only`."""
 
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ class Switches:
     blocks: IntArray
     at: IntArray
     on: npt.NDArray[np.bool_]
-    edge: npt.NDArray[np.bool_] | None = None  # switched where a time block starts (`with_edges`)
+    edge: npt.NDArray[np.bool_] | None = None  # varies only where time blocks start (`with_edges`)
 
 
 def switches(x: Any, group: IntArray, block: IntArray | None = None) -> Switches:
@@ -105,17 +106,54 @@ def switches(x: Any, group: IntArray, block: IntArray | None = None) -> Switches
 
 
 def with_edges(found: Switches, x: Any, group: IntArray) -> Switches:
-    """`found` (per time block) with the columns that vary in no block but switch once over the whole log
-    (`group`: the baseline groups without the blocks): the switch falls where a block starts, and the
-    blocks' baselines take all of it. They are timed too, `at` their switch (`edge` says which)."""
+    """`found` (per time block) with the columns that vary in no block but vary over the whole log (`group`:
+    the baseline groups without the blocks), however many times: each switch falls where a block starts, and
+    the blocks' baselines take all of it. They are timed too (`edge` says which), `at` their switch when they
+    switch once over the log (-1 when more often)."""
     still = np.flatnonzero(found.blocks == 0)  # only these can be (read only their injections)
     whole = switches(x.tocsc()[:, still], group)
     edge = np.zeros(len(found.timed), dtype=bool)
-    edge[still] = whole.timed
+    edge[still] = whole.blocks > 0  # varies in some group over the whole log (one block: `blocks` counts 0 or 1)
     at, on = found.at.copy(), found.on.copy()
     at[still] = np.where(whole.timed, whole.at, at[still])
     on[still] = np.where(whole.timed, whole.on, on[still])
     return Switches(found.timed | edge, found.blocks, at, on, edge)
+
+
+def timed_reason(switch: Switches | None, c: int, name: str | None, label: Callable[[int], str]) -> str:
+    """Why column c, identified only by time, claims nothing (`switch`: where the columns switch; `name`: the one
+    category it varies in, if one; `label`: how to name a graded session by its position)."""
+    graded = "a graded session" + (f" of category {name}" if name is not None else "")
+    edge = switch is not None and switch.edge is not None and bool(switch.edge[c])
+    if switch is not None and switch.at[c] >= 0:
+        session = label(int(switch.at[c]))
+        side = (
+            f"never injected in {graded} before it and in every one from it on"
+            if switch.on[c]
+            else f"injected in every {graded[2:]} before it and in none from it on"
+        )
+        where = "at the start of a time block" if edge else "within its time block"
+        return (
+            f"identified only by time: it switched at {session} ({side}, {where}), so a change "
+            "in the baseline at that session would look the same"
+        )
+    if edge:  # switched more than once, each time where a block starts
+        return (
+            f"identified only by time: it varies only between time blocks (in every {graded[2:]} of a block or in "
+            "none, switching only where blocks start), so a change in the baseline between blocks would look the same"
+        )
+    if switch is not None and not switch.timed[c]:  # a group holding such a lesson (`claims._holds_timed`)
+        return (
+            "identified only by time: a lesson of the group was never injected in a graded session before one "
+            "session and in every one from it on (or the reverse), or varied only between time blocks, so a change "
+            "in the baseline then would look the same as the group's effect"
+        )
+    blocks = int(switch.blocks[c]) if switch is not None else 0
+    where = f"in each of the {blocks} time blocks where it varies" if blocks > 1 else "within its time blocks"
+    return (
+        f"identified only by time: {where} it was never injected in {graded} before one session and always "
+        "after it (or the reverse), so a change in the baseline at those moments would look the same"
+    )
 
 
 def one_category(x: Any, group: IntArray, category: IntArray, columns: IntArray) -> dict[int, int]:
@@ -139,7 +177,7 @@ def one_category(x: Any, group: IntArray, category: IntArray, columns: IntArray)
 
 def timed_switches(x: Any, group: IntArray, block: IntArray | None, whole: IntArray) -> Switches:
     """Where each column switches (`switches`, within the baseline groups `group` and the time blocks `block`),
-    with the columns switched where a block starts (`with_edges`; `whole`: the groups without the blocks):
+    with the columns that vary only where blocks start (`with_edges`; `whole`: the groups without the blocks):
     what `loo` (core/analysis/claims.py) and the joint policy (`joint_posterior.time_only`) both read as a
     lesson identified only by time."""
     found = switches(x, group, block)

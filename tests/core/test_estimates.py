@@ -74,4 +74,4 @@ def test_with_no_interval_at_all_the_line_says_so_not_none_of_0() -> None:
 def test_a_groups_note_names_its_members_without_saying_with_itself() -> None:
     # the lesson's own row listed itself after "group with"
     member = Effect(0.0, None, None, "joint", identified=False, group=("a.md", "b.md"))
-    assert notes(member) == ["one group of lessons always injected together: a.md, b.md (not identified)"]
+    assert notes(member) == ["one group of lessons mostly injected together: a.md, b.md (not identified)"]
