@@ -25,7 +25,7 @@ from lesson_credit.core.base.files import reading_back, refuse_unreplaceable
 from lesson_credit.core.base.ids import one_form
 from lesson_credit.core.base.numbers import counted
 from lesson_credit.core.log.events import FileNumbers, encode
-from lesson_credit.core.log.exports import Untold, stamped_alike
+from lesson_credit.core.log.exports import Untold, counted_since, stamped_alike
 from lesson_credit.core.log.store import lock_file
 from lesson_credit.core.workspace.base import LOG_FILE
 from lesson_credit.core.workspace.earlier_copies import EarlierCopies, other_names
@@ -236,8 +236,9 @@ class GptmeFiles(EarlierCopies):
         numbers, exports = _numbers(existing, where), self._reader.index.exports
         found: tuple[FileNumbers, frozenset[str]] | Untold | None
         found = exports.base(created, where, grew_from, names, numbers)
-        if found is not None and numbers is not None:  # (arm by arm: what another import saw, gptme's stamps said)
-            found = exports.per_arm(*found, numbers, names.same)
+        exported = exports.export_of(created, where)
+        if found is not None and numbers is not None and exported is not None:  # (arm by arm: gptme's stamps said)
+            found = exports.per_arm(*found, numbers, exported.sessions)
         if found is not None:
             return _told(path, created, "exported file", found)
         legacy = self._adopt_legacy(path, existing)
@@ -271,6 +272,8 @@ class GptmeFiles(EarlierCopies):
         def grew_from(seen: FileNumbers) -> bool:  # the file holds what an import of another saw there
             if not stamped_alike(numbers, seen):  # (at its numbers under another stamp: another session's)
                 return False
+            if not counted_since(numbers, FileNumbers(where, created, {**copy.arms, **seen.arms}, seen.sessions)):
+                return False
             try:
                 foreign.increments(existing, {**copy.arms, **seen.arms})
             except interop.InteropError:
@@ -286,7 +289,7 @@ class GptmeFiles(EarlierCopies):
         if numbers is None:
             return found
         return _told(
-            path, created, "bandit-state.json this workspace wrote", exports.per_arm(*found, numbers, names.same)
+            path, created, "bandit-state.json this workspace wrote", exports.per_arm(*found, numbers, sessions)
         )
 
     def _legacy_copy(self, target: Path) -> Path:

@@ -1,13 +1,15 @@
 """An exported bandit-state.json copied around between gptme bandits, as a model: gptme sessions saved on any copy
-(each stamped by gptme's clock, to the microsecond), copies of any copy at any time, `import-gptme` of any copy in
-any order. Whatever the order, no gptme session is ever counted twice: per lesson the log's alpha, beta and n are
-at most the export's plus the sessions in the copies as they were when imported (each session once), and its
-total_sessions at most s1 plus those sessions. An import may be refused (an arm that may or may not hold another
-copy's logged update), and may count short (a copy taken before an import that grew past what it saw, taken for
-one copied after: docs/format.md §7), never more.
+(each stamped by gptme's clock, to the microsecond; some moving no arm, only counted), copies of any copy at any
+time, `import-gptme` of any copy in any order. Whatever the order, no gptme session is ever counted twice: per lesson
+the log's alpha, beta and n are at most the export's plus the sessions in the copies as they were when imported
+(each session once), and its total_sessions at most s1 plus those sessions. An import may be refused (an arm that may
+or may not hold another copy's logged update), and may count short (a copy taken before an import that grew past
+what it saw, taken for one copied after: docs/format.md §7; a session that moved no arm, in two copies, taken for
+one copied after it), never more.
 
-The truth is a hand fold: each gptme session adds (r, 1 - r) and one selection to one lesson; a copy holds the
-sessions of the file it was copied from; an import that succeeds brings every session its file holds.
+The truth is a hand fold: each gptme session adds (r, 1 - r) and one selection to one lesson, or nothing (it moved no
+arm); a copy holds the sessions of the file it was copied from; an import that succeeds brings every session its
+file holds.
 """
 
 from __future__ import annotations
@@ -65,6 +67,17 @@ class GptmeCopies(RuleBasedStateMachine):
         state["total_sessions"] += 1
         path.write_text(json.dumps({k: state[k] for k in ("arms", "total_sessions", "created", "last_updated")}))
         self.held[which] = [*self.held[which], (self.saved, lesson, reward)]
+
+    @rule(data=st.data())
+    def gptme_counts(self, data: st.DataObject) -> None:
+        """gptme's bandit saving a session that moved no arm: its total_sessions + 1 alone."""
+        which = data.draw(st.integers(0, len(self.files) - 1))
+        self.saved += 1
+        path = self.files[which]
+        state = json.loads(path.read_text())
+        state["total_sessions"] += 1
+        path.write_text(json.dumps(state))
+        self.held[which] = [*self.held[which], (self.saved, "", 0.0)]
 
     @precondition(lambda self: len(self.files) < MAX_COPIES)
     @rule(data=st.data())
