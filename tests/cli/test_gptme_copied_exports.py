@@ -353,3 +353,51 @@ def test_sessions_that_moved_no_arm_in_both_copies_count_once(root: Path, tmp_pa
         ok("import-gptme", "--workspace", str(root), str(path))
     assert posteriors(root) == {GIT: pytest.approx((2.8, 1.2, 2))}
     assert sessions(root) == 3
+
+
+@pytest.mark.parametrize("then", ["status", "export-gptme"])
+def test_a_session_in_the_workspaces_own_file_and_its_copy_counts_once(root: Path, tmp_path: Path, then: str) -> None:
+    """gptme's bandit saves session 1 (git +1, T1) on the workspace's own file, which is copied to gy (a second
+    bandit); gy saves session 2 (quote +1, T2), the own file session 3 (plain +1, T3). gy is imported first (git and
+    quote, 2 sessions); then the own file's update is logged (`status`, or `export-gptme` onto it). Its git is
+    exactly what gy's import saw (T1): logged already. Before, it was logged again over our copy (git Beta(3.8, 1.2)
+    n 3, 5 sessions). The own file holds 2 sessions past our copy; gy's 2 logged, gy's quote update is not the own
+    file's, so at most 1 of them is its: it counts 1, no fewer than its plain update shows.
+    git Beta(1.8, 1.2) n 1 + (1, 0, 1) = Beta(2.8, 1.2) n 2; quote Beta(2, 1) n 1; plain Beta(2, 1) n 1; s1 + 3 = 4."""
+    gy = tmp_path / "gy" / "bandit-state.json"
+    gy.parent.mkdir()
+    ok("grade", "s1", "0.8", "--workspace", str(root))  # (its grade again): the own file written, its copy kept
+    own = root / STATE_REL
+    gptme_session(own, GIT, 1.0, T1)
+    shutil.copy(own, gy)
+    gptme_session(gy, QUOTE, 1.0, T2)
+    gptme_session(own, PLAIN, 1.0, T3)
+    ok("import-gptme", "--workspace", str(root), str(gy))
+    ok(then, "--workspace", str(root), *([str(own)] if then == "export-gptme" else []))
+    expected = {GIT: (2.8, 1.2, 2), QUOTE: (2.0, 1.0, 1), PLAIN: (2.0, 1.0, 1)}
+    assert posteriors(root) == {key: pytest.approx(numbers) for key, numbers in expected.items()}
+    assert sessions(root) == 4
+
+
+def test_the_own_file_is_kept_when_its_arm_may_hold_its_copys_logged_update(root: Path, tmp_path: Path) -> None:
+    """The own file saves session 1 (git +1, T1) and is copied to gy; gy saves session 2 (quote +1, T2) and is
+    imported (git Beta(2.8, 1.2) n 2 at T1, quote Beta(2, 1) n 1); the own file saves session 3 (git +1, T3): its git,
+    Beta(3.8, 1.2) n 3, holds session 1 and 3, or two of its own (gy copied before session 1 from a file of the same
+    `created`): the numbers and stamps cannot tell. Before, both updates were logged again (git Beta(4.8, 1.2) n 4).
+    Now the file is kept as it is, one warning naming the arm and gy, nothing logged from it."""
+    gy = tmp_path / "gy" / "bandit-state.json"
+    gy.parent.mkdir()
+    ok("grade", "s1", "0.8", "--workspace", str(root))
+    own = root / STATE_REL
+    gptme_session(own, GIT, 1.0, T1)
+    shutil.copy(own, gy)
+    gptme_session(gy, QUOTE, 1.0, T2)
+    gptme_session(own, GIT, 1.0, T3)
+    code, _, err = run_cli("import-gptme", "--workspace", str(root), str(gy))
+    assert code == 0 and f"its {GIT} may or may not hold" in err and str(gy.resolve()) in err, err
+    kept = own.read_text()
+    before = log_lines(root)
+    code, _, err = run_cli("status", "--workspace", str(root))
+    assert code == 0 and "left as it is" in err and str(gy.resolve()) in err, err
+    assert own.read_text() == kept and log_lines(root) == before
+    assert posteriors(root) == {GIT: pytest.approx((2.8, 1.2, 2)), QUOTE: pytest.approx((2.0, 1.0, 1))}
