@@ -164,16 +164,18 @@ class Exports:
         return over(saved), frozenset(saved.arms)
 
     def per_arm(
-        self, base: FileNumbers, carried: frozenset[str], file: FileNumbers, origin: int
+        self, base: FileNumbers, carried: frozenset[str], file: FileNumbers, origin: int, held: str | None = None
     ) -> tuple[FileNumbers, frozenset[str]] | Untold:
         """`base` (and `carried`, the keys an import saw: what `base` gave) of the file `file` (every key, with
         gptme's stamps; its path resolved; `origin`: the total_sessions of the file of ours its `created` names, the
-        export's or our copy's), arm by arm against every state an import of its `created` saw (any path): an arm
-        exactly a state one saw (the four numbers and gptme's stamp, to the microsecond: that very update) is logged
-        already; its base is what the file holds (carried on). Then no arm may share, with a state an import saw, an
-        update past its base (a gptme update adds one selection, so the common part of two arms' histories is no
-        longer than the shorter; of two at one count under other stamps, shorter still): that update may be logged
-        already, or not (Untold: which arm, which path). Counted: `_counted`."""
+        export's or our copy's; `held`: a path whose imports' sessions `origin` counts already, the own file's when
+        our copy is the file as gptme saved it, its save logged), arm by arm against every state an import of its
+        `created` saw (any path): an arm exactly a state one saw (the four numbers and gptme's stamp, to the
+        microsecond: that very update) is logged already; its base is what the file holds (carried on). Then no arm
+        may share, with a state an import saw, an update past its base (a gptme update adds one selection, so the
+        common part of two arms' histories is no longer than the shorter; of two at one count under other stamps,
+        shorter still): that update may be logged already, or not (Untold: which arm, which path). Counted:
+        `_counted`."""
         states = [(n, logged) for _, n, logged in self.history if n.created == file.created]
         if not states:
             return base, carried
@@ -193,7 +195,7 @@ class Exports:
             for seen, told, where in saw.get(key, ()):
                 if _shares_past(counts, file.stamps.get(key), seen, told, arms.get(key, NEW_ARM)[2]):
                     return Untold(key, where, told is None)
-        counted = _counted(file, base.sessions, origin, arms, states)
+        counted = _counted(file, base.sessions, origin, arms, [(n, count) for n, count in states if n.path != held])
         return FileNumbers(base.path, base.created, arms, file.sessions - counted, stamps), frozenset(keys)
 
     def plain(self) -> list[Any]:

@@ -294,9 +294,10 @@ class GptmeFiles(EarlierCopies):
         )
         if numbers is None:
             return found
-        return _told(
-            path, created, "bandit-state.json this workspace wrote", exports.per_arm(*found, numbers, sessions)
-        )
+        logged = exports.saved(created, own)  # (once the own file's save is logged, our copy is the file as saved)
+        moved = logged is not None and (copy.arms, copy.sessions) == ({**copy.arms, **logged.arms}, logged.sessions)
+        told = exports.per_arm(*found, numbers, sessions, own if moved else None)
+        return _told(path, created, "bandit-state.json this workspace wrote", told)
 
     def _legacy_copy(self, target: Path) -> Path:
         """Where an earlier version kept a copy of what `export-gptme` wrote at `target`: `exports/`."""

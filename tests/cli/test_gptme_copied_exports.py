@@ -401,3 +401,27 @@ def test_the_own_file_is_kept_when_its_arm_may_hold_its_copys_logged_update(root
     assert code == 0 and "left as it is" in err and str(gy.resolve()) in err, err
     assert own.read_text() == kept and log_lines(root) == before
     assert posteriors(root) == {GIT: pytest.approx((2.8, 1.2, 2)), QUOTE: pytest.approx((2.0, 1.0, 1))}
+
+
+@pytest.mark.parametrize("variant", ["moved-no-arm", "quote"])
+def test_a_copy_of_the_own_file_imported_after_its_save_was_logged(root: Path, tmp_path: Path, variant: str) -> None:
+    """gptme's bandit saves session 1 (git +1, T1) on the own file, which is copied to gy; `status` logs session 1
+    and keeps the file as gptme saved it as our copy under its `created`; gy saves session 2 (moving no arm, or quote
+    +1, T2). gy holds 1 session beyond that copy, logged by none: it counts 1 (that copy's count holds session 1, so
+    the own file's import is not taken off again: that counted 0 for the session moving no arm).
+    git Beta(2.8, 1.2) n 2 (quote Beta(2, 1) n 1); s1 + 2 = 3."""
+    gy = tmp_path / "gy" / "bandit-state.json"
+    gy.parent.mkdir()
+    ok("grade", "s1", "0.8", "--workspace", str(root))
+    own = root / STATE_REL
+    gptme_session(own, GIT, 1.0, T1)
+    shutil.copy(own, gy)
+    ok("status", "--workspace", str(root))
+    if variant == "quote":
+        gptme_session(gy, QUOTE, 1.0, T2)
+    else:
+        moved_no_arm(gy)
+    ok("import-gptme", "--workspace", str(root), str(gy))
+    expected = {GIT: (2.8, 1.2, 2), **({QUOTE: (2.0, 1.0, 1)} if variant == "quote" else {})}
+    assert posteriors(root) == {key: pytest.approx(numbers) for key, numbers in expected.items()}
+    assert sessions(root) == 3
