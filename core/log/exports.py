@@ -125,6 +125,14 @@ class Exports:
                 return moved
         return mine
 
+    def export_of(self, created: str, path: str) -> FileNumbers | None:
+        """The numbers the export of the file at `path` whose `created` is `created` wrote (of the one to `path` when
+        exports to several files wrote one `created`, in one second, else of the latest). None: no export wrote it."""
+        if (created, path) in self.files:
+            return self.files[created, path][1]
+        found = [(line, numbers) for (stamp, _), (line, numbers) in self.files.items() if stamp == created]
+        return max(found, key=lambda item: item[0])[1] if found else None
+
     def base(
         self,
         created: str,
@@ -140,19 +148,15 @@ class Exports:
         `grew_from`: moved here, or copied from there after that import; `names`: as `saved_elsewhere`). With them, the
         keys an import saw. None: no export wrote it. `file` (the file's numbers, every key, with gptme's stamps):
         an import whose numbers it holds under other stamps than that import saw is not one it grew from."""
-        if (created, path) in self.files:
-            exported = self.files[created, path][1]
-        else:
-            found = [(line, numbers) for (stamp, _), (line, numbers) in self.files.items() if stamp == created]
-            if not found:
-                return None
-            exported = max(found, key=lambda item: item[0])[1]
+        exported = self.export_of(created, path)
+        if exported is None:
+            return None
 
         def over(seen: FileNumbers) -> FileNumbers:
             return _over(exported, seen, path, seen.sessions)
 
         def grown(seen: FileNumbers) -> bool:
-            return stamped_alike(file, seen) and grew_from(over(seen))
+            return stamped_alike(file, seen) and counted_since(file, over(seen)) and grew_from(over(seen))
 
         saved = self.saved_elsewhere(created, path, lambda _: True, grown, names)
         if saved is None:
@@ -160,18 +164,18 @@ class Exports:
         return over(saved), frozenset(saved.arms)
 
     def per_arm(
-        self, base: FileNumbers, carried: frozenset[str], file: FileNumbers, same: Callable[[str], bool] | None
+        self, base: FileNumbers, carried: frozenset[str], file: FileNumbers, origin: int, held: str | None = None
     ) -> tuple[FileNumbers, frozenset[str]] | Untold:
         """`base` (and `carried`, the keys an import saw: what `base` gave) of the file `file` (every key, with
-        gptme's stamps; its path resolved; `same`: whether another path names that very file), arm by arm against
-        every state an import of its `created` saw (any path): an arm exactly a state one saw (the four numbers and
-        gptme's stamp, to the microsecond: that very update) is logged already; its base is what the file holds
-        (carried on). Then no arm may share, with a state an import saw, an update past its base (a gptme update
-        adds one selection, so the common part of two arms' histories is no longer than the shorter; of two at one
-        count under other stamps, shorter still): that update may be logged already, or not (Untold: which arm,
-        which path). When an arm was found logged elsewhere, the files shared sessions: counted are no more than
-        its own arms' updates show, or than its sessions beyond all that the imports of other paths logged (never
-        one twice)."""
+        gptme's stamps; its path resolved; `origin`: the total_sessions of the file of ours its `created` names, the
+        export's or our copy's; `held`: a path whose imports' sessions `origin` counts already, the own file's when
+        our copy is the file as gptme saved it, its save logged), arm by arm against every state an import of its
+        `created` saw (any path): an arm exactly a state one saw (the four numbers and gptme's stamp, to the
+        microsecond: that very update) is logged already; its base is what the file holds (carried on). Then no arm
+        may share, with a state an import saw, an update past its base (a gptme update adds one selection, so the
+        common part of two arms' histories is no longer than the shorter; of two at one count under other stamps,
+        shorter still): that update may be logged already, or not (Untold: which arm, which path). Counted:
+        `_counted`."""
         states = [(n, logged) for _, n, logged in self.history if n.created == file.created]
         if not states:
             return base, carried
@@ -179,27 +183,20 @@ class Exports:
         for n, _ in states:
             for key, counts in n.arms.items():
                 saw.setdefault(key, []).append((counts, n.stamps.get(key), n.path))
-        arms, stamps, keys, matched = dict(base.arms), dict(base.stamps), set(carried), False
+        arms, stamps, keys = dict(base.arms), dict(base.stamps), set(carried)
         for key, counts in file.arms.items():
             stamp = file.stamps.get(key)
             if stamp is None or key not in saw or _same(arms.get(key, NEW_ARM), counts):
                 continue
             if any(told == stamp and _same(seen, counts) for seen, told, _ in saw[key]):
-                arms[key], stamps[key], matched = counts, stamp, True
+                arms[key], stamps[key] = counts, stamp
                 keys.add(key)
         for key, counts in file.arms.items():
             for seen, told, where in saw.get(key, ()):
                 if _shares_past(counts, file.stamps.get(key), seen, told, arms.get(key, NEW_ARM)[2]):
                     return Untold(key, where, told is None)
-        sessions = base.sessions
-        if matched:
-            added = max(0, file.sessions - base.sessions)
-            own = max([0, *(counts[2] - arms.get(key, NEW_ARM)[2] for key, counts in file.arms.items())])
-            elsewhere = sum(
-                logged for n, logged in states if n.path != file.path and (same is None or not same(n.path))
-            )
-            sessions = file.sessions - min(added, max(own, added - elsewhere))
-        return FileNumbers(base.path, base.created, arms, sessions, stamps), frozenset(keys)
+        counted = _counted(file, base.sessions, origin, arms, [(n, count) for n, count in states if n.path != held])
+        return FileNumbers(base.path, base.created, arms, file.sessions - counted, stamps), frozenset(keys)
 
     def plain(self) -> list[Any]:
         """As plain values (the parsed-log cache's head): a row per export, and per import in log order."""
@@ -236,6 +233,23 @@ class Exports:
         return exports
 
 
+def _counted(
+    file: FileNumbers, since: int, origin: int, bases: dict[str, FileCounts], states: list[tuple[FileNumbers, int]]
+) -> int:
+    """The sessions of `file` an import counts (docs/format.md §5.8): the imports of its `created` (`states`, each
+    with the sessions it logged) counted `logged` of the `held` sessions its copies held past the file of ours they
+    all grew from (`origin` sessions), never one twice; the file holds `file.sessions - origin` of them. An arm's
+    updates an import saw past the file's base for it (`bases`: no arm shares with a state an import saw an update
+    past its base) are sessions the file does not hold (`apart`, the most of any arm). So at most `logged - apart`
+    of the file's are counted already: it counts the rest, no fewer than its own arms' updates past their base show
+    (`own`: each a session no import saw), no more than its sessions since `since` (its base's count: those before
+    are counted)."""
+    held, logged = file.sessions - origin, sum(count for _, count in states)
+    apart = max([0, *(seen[2] - bases.get(key, NEW_ARM)[2] for n, _ in states for key, seen in n.arms.items())])
+    own = max([0, *(counts[2] - bases.get(key, NEW_ARM)[2] for key, counts in file.arms.items())])
+    return max(0, min(file.sessions - since, max(own, held - logged + apart)))
+
+
 def stamped_alike(file: FileNumbers | None, seen: FileNumbers) -> bool:
     """Whether no arm of `file` (None: not known) is at the numbers an import `seen` under another stamp than that
     import saw (gptme's: another session's update, so the file did not grow from what that import saw)."""
@@ -244,6 +258,16 @@ def stamped_alike(file: FileNumbers | None, seen: FileNumbers) -> bool:
         for key, counts in seen.arms.items()
         if key in seen.stamps
     )
+
+
+def counted_since(file: FileNumbers | None, below: FileNumbers) -> bool:
+    """Whether `file` (None: not known) counts sessions enough over `below` (the numbers and total_sessions an import
+    saw, over those of the file of ours) to have grown from it: each update of gptme's since is a session (its
+    total_sessions + 1) adding one selection, so it counts at least as many as any one arm's updates since."""
+    if file is None:
+        return True
+    updates = max([0, *(n - below.arms.get(key, NEW_ARM)[2] for key, (_, _, n, _) in file.arms.items())])
+    return file.sessions - below.sessions >= updates
 
 
 def _over(below: FileNumbers, above: FileNumbers, path: str, sessions: int) -> FileNumbers:

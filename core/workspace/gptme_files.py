@@ -25,11 +25,12 @@ from lesson_credit.core.base.files import reading_back, refuse_unreplaceable
 from lesson_credit.core.base.ids import one_form
 from lesson_credit.core.base.numbers import counted
 from lesson_credit.core.log.events import FileNumbers, encode
-from lesson_credit.core.log.exports import Untold, stamped_alike
+from lesson_credit.core.log.exports import Untold, counted_since, stamped_alike
 from lesson_credit.core.log.store import lock_file
 from lesson_credit.core.workspace.base import LOG_FILE
 from lesson_credit.core.workspace.earlier_copies import EarlierCopies, other_names
 from lesson_credit.core.workspace.late_evidence import COPY_TIME
+from lesson_credit.core.workspace.written_copies import CopyUntold
 
 EXPORTED = "was exported from this log"  # how an import names the file it takes increments from
 OWN_COPY = "is a copy of a bandit-state.json this workspace wrote"
@@ -158,7 +159,12 @@ class GptmeFiles(EarlierCopies):
             keys = self.state_keys(existing)
             agrees = bool(existing) and self.agrees(existing, keys)
             if own and existing and not interop.written_by_us(existing) and not agrees and self._has_evidence():
-                if isinstance(why := self._written_or_why(existing), str):
+                if isinstance(why := self._written_or_why(existing), CopyUntold):
+                    raise WorkspaceError(
+                        f"{path} is this workspace's own bandit-state.json, changed by another tool: {why}; importing "
+                        "it could count that update twice; nothing logged"
+                    )
+                if isinstance(why, str):
                     raise WorkspaceError(
                         f"{path} is this workspace's own bandit-state.json, changed by another tool, and there is "
                         f"no copy of what lesson-credit wrote{f' ({why})' if why else ''}: importing it would count "
@@ -236,8 +242,9 @@ class GptmeFiles(EarlierCopies):
         numbers, exports = _numbers(existing, where), self._reader.index.exports
         found: tuple[FileNumbers, frozenset[str]] | Untold | None
         found = exports.base(created, where, grew_from, names, numbers)
-        if found is not None and numbers is not None:  # (arm by arm: what another import saw, gptme's stamps said)
-            found = exports.per_arm(*found, numbers, names.same)
+        exported = exports.export_of(created, where)
+        if found is not None and numbers is not None and exported is not None:  # (arm by arm: gptme's stamps said)
+            found = exports.per_arm(*found, numbers, exported.sessions)
         if found is not None:
             return _told(path, created, "exported file", found)
         legacy = self._adopt_legacy(path, existing)
@@ -271,6 +278,8 @@ class GptmeFiles(EarlierCopies):
         def grew_from(seen: FileNumbers) -> bool:  # the file holds what an import of another saw there
             if not stamped_alike(numbers, seen):  # (at its numbers under another stamp: another session's)
                 return False
+            if not counted_since(numbers, FileNumbers(where, created, {**copy.arms, **seen.arms}, seen.sessions)):
+                return False
             try:
                 foreign.increments(existing, {**copy.arms, **seen.arms})
             except interop.InteropError:
@@ -285,9 +294,10 @@ class GptmeFiles(EarlierCopies):
         )
         if numbers is None:
             return found
-        return _told(
-            path, created, "bandit-state.json this workspace wrote", exports.per_arm(*found, numbers, names.same)
-        )
+        logged = exports.saved(created, own)  # (once the own file's save is logged, our copy is the file as saved)
+        moved = logged is not None and (copy.arms, copy.sessions) == ({**copy.arms, **logged.arms}, logged.sessions)
+        told = exports.per_arm(*found, numbers, sessions, own if moved else None)
+        return _told(path, created, "bandit-state.json this workspace wrote", told)
 
     def _legacy_copy(self, target: Path) -> Path:
         """Where an earlier version kept a copy of what `export-gptme` wrote at `target`: `exports/`."""

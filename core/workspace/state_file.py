@@ -28,7 +28,7 @@ from lesson_credit.core.log.arm_names import past_cap_said
 from lesson_credit.core.log.events import GRADE, SESSION, encode
 from lesson_credit.core.log.store import StoreError
 from lesson_credit.core.workspace.late_evidence import stamped_now
-from lesson_credit.core.workspace.written_copies import WrittenCopies
+from lesson_credit.core.workspace.written_copies import CopyUntold, WrittenCopies
 
 if TYPE_CHECKING:  # imported where used: the analysis and the joint fit are not needed to show posteriors
     pass
@@ -190,6 +190,8 @@ class StateFile(WrittenCopies):
         it grew from (`written`; default: its copy, or the log's arms told apart, `_written`), and the sessions
         it counted meanwhile; InteropError (why) when that cannot be known."""
         found = written or self._written_or_why(state)
+        if isinstance(found, CopyUntold):
+            raise interop.InteropError(found)
         if isinstance(found, str):
             created = state.get("created")
             named = f" (its created, {created})" if isinstance(created, str) else ""

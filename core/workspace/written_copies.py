@@ -19,12 +19,18 @@ from lesson_credit.core.base.clock import iso_micro
 from lesson_credit.core.base.files import atomic_write, set_aside
 from lesson_credit.core.base.safe_read import STATE_MAX_BYTES, UnsafeFile, open_regular, read_opened, read_regular
 from lesson_credit.core.log.events import FileNumbers
+from lesson_credit.core.log.exports import Untold
 from lesson_credit.core.log.store import StoreError
 from lesson_credit.core.workspace.analysis import Analysis
 
 COPIES_KEPT = 32  # copies of the files we wrote, the newest (gptme may save a file it loaded rewrites ago)
 MICROSECOND = dt.timedelta(microseconds=1)
 COPY_NAME = re.compile(r"\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{6}Z")  # a copy named by the `created` we wrote
+
+
+class CopyUntold(str):
+    """Why the own file's update cannot be known though the copy of what we wrote is kept: an arm that may or may not
+    hold an update the import of a copy of the file logged (`WrittenCopies._copies_told`)."""
 
 
 class WrittenCopies(Analysis):
@@ -158,12 +164,42 @@ class WrittenCopies(Analysis):
     def _written_or_why(self, state: dict[str, Any]) -> foreign.Written | str:
         """`_written`, or why not: which arm cannot be told apart ("" when nothing says more than "no copy")."""
         if (written := self._kept(state)) is not None:
-            return written
+            return self._copies_told(state, written)
         created = state.get("created")
         if not isinstance(created, str):
             return ""
         rebuilt = self._rebuilt(state)
         return rebuilt if isinstance(rebuilt, str) else self._saved(rebuilt, created)
+
+    def _copies_told(self, state: dict[str, Any], written: foreign.Written) -> foreign.Written | str:
+        """`written` (the copy of the file of ours the own file `state` grew from) told arm by arm against what the
+        imports of copies of that file elsewhere saw, as an import of such a copy is (docs/format.md §5.8,
+        `Exports.per_arm`): an arm exactly as one of them saw it (its numbers and gptme's stamp) is that update,
+        logged already; the sessions counted are those no import logged. Only before any save of the own file of
+        that `created` is logged: the copy is then the file they all grew from (logging one keeps the file as
+        gptme saved it in its place). Why not (str): an arm that may or may not hold an update such an import
+        logged."""
+        created, own, exports = state.get("created"), str(self.state_path), self._reader.index.exports
+        if not isinstance(created, str) or written.created != created or written.sessions is None:
+            return written
+        if exports.saved(created, own) is not None:
+            return written
+        if not any(n.created == created and n.path != own for _, n, _ in exports.history):
+            return written
+        try:
+            arms = state["arms"]
+            counts, stamps = foreign.file_counts(state, arms), foreign.file_stamps(state, arms)
+            numbers = FileNumbers(own, created, counts, interop.file_sessions(state), stamps)
+        except (TypeError, ValueError, AttributeError, KeyError, OverflowError, interop.InteropError):
+            return written  # (the increments refuse it)
+        found = exports.per_arm(FileNumbers(own, created, written.arms, written.sessions), frozenset(), numbers,
+                                written.sessions)  # fmt: skip
+        if isinstance(found, Untold):
+            return CopyUntold(
+                f"its {found.key} may or may not hold the update of it that the import of a copy of the file, "
+                f"{found.other}, logged (the numbers and gptme's stamps cannot tell)"
+            )
+        return foreign.Written(found[0].arms, found[0].sessions, created, written.records)
 
     def _rebuilt(self, state: dict[str, Any]) -> foreign.Written | str:
         """The numbers of the workspace's own state file `state` that are ours, told arm by arm from the log
@@ -212,8 +248,8 @@ class WrittenCopies(Analysis):
         if not isinstance(created, str) or written is None:
             return None
         changed = foreign.increments(state, written.arms, pruned=True)  # (the own file)
-        counts = foreign.file_counts(state, changed)
-        return FileNumbers(str(self.state_path), created, counts, interop.file_sessions(state))
+        counts, stamps = foreign.file_counts(state, changed), foreign.file_stamps(state, changed)
+        return FileNumbers(str(self.state_path), created, counts, interop.file_sessions(state), stamps)
 
     def _copy(self, where: Path, cached: bool = True) -> foreign.Written | None:
         """The numbers a copy at `where` holds (None: no copy, or a damaged one, or a cache's with the

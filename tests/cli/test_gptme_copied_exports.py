@@ -246,3 +246,182 @@ def test_a_copy_refused_over_an_import_logged_without_stamps_says_so(root: Path,
     code, _, err = run_cli("import-gptme", "--workspace", str(root), str(gy))
     assert code == 1 and "that import was logged by a version that kept no stamps" in err, err
     assert "nothing logged" in err and str(gx.resolve()) in err, err
+
+
+def moved_no_arm(path: Path) -> None:
+    """gptme's bandit saving a session that moved no arm: total_sessions + 1, nothing else."""
+    state = json.loads(path.read_text())
+    state["total_sessions"] += 1
+    path.write_text(json.dumps(state))
+
+
+def first_file(root: Path, gx: Path, lineage: str) -> None:
+    """gx as an export of the log, or as a copy of the workspace's own file (known by our copy in `.cache`)."""
+    if lineage == "export":
+        ok("export-gptme", "--workspace", str(root), str(gx))
+    else:
+        ok("grade", "s1", "0.8", "--workspace", str(root))  # (its grade again): the own file written, its copy kept
+        shutil.copy(root / STATE_REL, gx)
+
+
+@pytest.mark.parametrize("order", ["gx-first", "gy-first"])
+@pytest.mark.parametrize("lineage", ["export", "own-copy"])
+def test_the_sessions_of_two_copies_count_alike_in_either_order(
+    root: Path, tmp_path: Path, order: str, lineage: str
+) -> None:
+    """gx saves session 1 (git +1, T1) and is copied to gy; gy saves session 2 (quote +1, T2) and session 4 (plain
+    +1, T4), gx session 3 (quote +0, T3). Four gptme sessions over s1: 5, whichever file is imported first (before,
+    gx first counted 4: gy's count was cut to its largest increase of one arm, 1).
+    gx first: gx holds 2 past the file of ours (total 3 less 1), both logged. gy holds 3 past it; gx's quote update
+    (n 1 at T3) is not gy's (gy's quote is another state at n 1), so at most 2 - 1 = 1 of those logged is gy's:
+    gy counts 3 - 1 = 2. 1 + 2 + 2 = 5.
+    gy first: gy's 3 logged; gx holds 2, gy's quote and plain updates are not gx's: at most 3 - 2 = 1 of them is
+    gx's, gx counts 2 - 1 = 1. 1 + 3 + 1 = 5.
+    git Beta(1.8, 1.2) n 1 + (1, 0, 1) = Beta(2.8, 1.2) n 2; quote Beta(1, 1) + (1, 0, 1) + (0, 1, 1) = Beta(2, 2)
+    n 2; plain Beta(1, 1) + (1, 0, 1) = Beta(2, 1) n 1."""
+    gx, gy = two_files(tmp_path)
+    first_file(root, gx, lineage)
+    gptme_session(gx, GIT, 1.0, T1)
+    shutil.copy(gx, gy)
+    gptme_session(gy, QUOTE, 1.0, T2)
+    gptme_session(gy, PLAIN, 1.0, T4)
+    gptme_session(gx, QUOTE, 0.0, T3)
+    for path in (gx, gy, gx, gy) if order == "gx-first" else (gy, gx, gy, gx):
+        ok("import-gptme", "--workspace", str(root), str(path))
+    expected = {GIT: (2.8, 1.2, 2), QUOTE: (2.0, 2.0, 2), PLAIN: (2.0, 1.0, 1)}
+    assert posteriors(root) == {key: pytest.approx(numbers) for key, numbers in expected.items()}
+    assert sessions(root) == 5
+
+
+@pytest.mark.parametrize("order", ["gx-first", "gy-first"])
+@pytest.mark.parametrize("lineage", ["export", "own-copy"])
+def test_a_session_that_moved_no_arm_before_the_copy_counts_once(
+    root: Path, tmp_path: Path, order: str, lineage: str
+) -> None:
+    """gx saves session 1, which moved no arm, and is copied to gy; gx saves session 2 (git +1, T1), gy session 3
+    (quote +1, T2). Three gptme sessions over s1: 4 (before: 5 in either order, session 1 counted in each file).
+    gx first: 2 logged; gy holds 2, gx's git update is not gy's, so at most 2 - 1 = 1 logged is gy's: it counts 1.
+    gy first: the same, mirrored (gy's quote update is not gx's). 1 + 2 + 1 = 4.
+    git Beta(2.8, 1.2) n 2; quote Beta(2, 1) n 1."""
+    gx, gy = two_files(tmp_path)
+    first_file(root, gx, lineage)
+    moved_no_arm(gx)
+    shutil.copy(gx, gy)
+    gptme_session(gx, GIT, 1.0, T1)
+    gptme_session(gy, QUOTE, 1.0, T2)
+    for path in (gx, gy, gx, gy) if order == "gx-first" else (gy, gx, gy, gx):
+        ok("import-gptme", "--workspace", str(root), str(path))
+    assert posteriors(root) == {GIT: pytest.approx((2.8, 1.2, 2)), QUOTE: pytest.approx((2.0, 1.0, 1))}
+    assert sessions(root) == 4
+
+
+@pytest.mark.parametrize("order", ["gx-first", "gy-first"])
+@pytest.mark.parametrize("lineage", ["export", "own-copy"])
+def test_a_session_that_moved_no_arm_after_the_copy_counts(
+    root: Path, tmp_path: Path, order: str, lineage: str
+) -> None:
+    """gx saves session 1 (git +1, T1) and is copied to gy; gy saves session 2, which moved no arm, and gx session 3
+    (quote +0, T3). Three gptme sessions over s1: 4 (before: 3 in either order, session 2 taken for one of gx's).
+    gx first: 2 logged; gy holds 2, gx's quote update is not gy's, so at most 2 - 1 = 1 logged is gy's: it counts 1.
+    gy first: 2 logged (git, session 2); gx holds 2, its quote update no import saw: it counts at least that 1.
+    git Beta(2.8, 1.2) n 2; quote Beta(1, 2) n 1."""
+    gx, gy = two_files(tmp_path)
+    first_file(root, gx, lineage)
+    gptme_session(gx, GIT, 1.0, T1)
+    shutil.copy(gx, gy)
+    moved_no_arm(gy)
+    gptme_session(gx, QUOTE, 0.0, T3)
+    for path in (gx, gy, gx, gy) if order == "gx-first" else (gy, gx, gy, gx):
+        ok("import-gptme", "--workspace", str(root), str(path))
+    assert posteriors(root) == {GIT: pytest.approx((2.8, 1.2, 2)), QUOTE: pytest.approx((1.0, 2.0, 1))}
+    assert sessions(root) == 4
+
+
+@pytest.mark.parametrize("order", ["gx-first", "gy-first"])
+def test_sessions_that_moved_no_arm_in_both_copies_count_once(root: Path, tmp_path: Path, order: str) -> None:
+    """gx saves session 1 (git +1, T1) and is copied to gy; gx and gy each save a session that moved no arm (2 and 3).
+    The files cannot tell this from gy copied after gx's session 2 (the same two files: git at T1, total_sessions 3
+    each), where only two sessions happened: counted the safe way, s1 + 2 = 3 (one session of the three short),
+    never 4 in the other case. git Beta(2.8, 1.2) n 2."""
+    gx, gy = two_files(tmp_path)
+    first_file(root, gx, "export")
+    gptme_session(gx, GIT, 1.0, T1)
+    shutil.copy(gx, gy)
+    moved_no_arm(gx)
+    moved_no_arm(gy)
+    for path in (gx, gy, gx, gy) if order == "gx-first" else (gy, gx, gy, gx):
+        ok("import-gptme", "--workspace", str(root), str(path))
+    assert posteriors(root) == {GIT: pytest.approx((2.8, 1.2, 2))}
+    assert sessions(root) == 3
+
+
+@pytest.mark.parametrize("then", ["status", "export-gptme"])
+def test_a_session_in_the_workspaces_own_file_and_its_copy_counts_once(root: Path, tmp_path: Path, then: str) -> None:
+    """gptme's bandit saves session 1 (git +1, T1) on the workspace's own file, which is copied to gy (a second
+    bandit); gy saves session 2 (quote +1, T2), the own file session 3 (plain +1, T3). gy is imported first (git and
+    quote, 2 sessions); then the own file's update is logged (`status`, or `export-gptme` onto it). Its git is
+    exactly what gy's import saw (T1): logged already. Before, it was logged again over our copy (git Beta(3.8, 1.2)
+    n 3, 5 sessions). The own file holds 2 sessions past our copy; gy's 2 logged, gy's quote update is not the own
+    file's, so at most 1 of them is its: it counts 1, no fewer than its plain update shows.
+    git Beta(1.8, 1.2) n 1 + (1, 0, 1) = Beta(2.8, 1.2) n 2; quote Beta(2, 1) n 1; plain Beta(2, 1) n 1; s1 + 3 = 4."""
+    gy = tmp_path / "gy" / "bandit-state.json"
+    gy.parent.mkdir()
+    ok("grade", "s1", "0.8", "--workspace", str(root))  # (its grade again): the own file written, its copy kept
+    own = root / STATE_REL
+    gptme_session(own, GIT, 1.0, T1)
+    shutil.copy(own, gy)
+    gptme_session(gy, QUOTE, 1.0, T2)
+    gptme_session(own, PLAIN, 1.0, T3)
+    ok("import-gptme", "--workspace", str(root), str(gy))
+    ok(then, "--workspace", str(root), *([str(own)] if then == "export-gptme" else []))
+    expected = {GIT: (2.8, 1.2, 2), QUOTE: (2.0, 1.0, 1), PLAIN: (2.0, 1.0, 1)}
+    assert posteriors(root) == {key: pytest.approx(numbers) for key, numbers in expected.items()}
+    assert sessions(root) == 4
+
+
+def test_the_own_file_is_kept_when_its_arm_may_hold_its_copys_logged_update(root: Path, tmp_path: Path) -> None:
+    """The own file saves session 1 (git +1, T1) and is copied to gy; gy saves session 2 (quote +1, T2) and is
+    imported (git Beta(2.8, 1.2) n 2 at T1, quote Beta(2, 1) n 1); the own file saves session 3 (git +1, T3): its git,
+    Beta(3.8, 1.2) n 3, holds session 1 and 3, or two of its own (gy copied before session 1 from a file of the same
+    `created`): the numbers and stamps cannot tell. Before, both updates were logged again (git Beta(4.8, 1.2) n 4).
+    Now the file is kept as it is, one warning naming the arm and gy, nothing logged from it."""
+    gy = tmp_path / "gy" / "bandit-state.json"
+    gy.parent.mkdir()
+    ok("grade", "s1", "0.8", "--workspace", str(root))
+    own = root / STATE_REL
+    gptme_session(own, GIT, 1.0, T1)
+    shutil.copy(own, gy)
+    gptme_session(gy, QUOTE, 1.0, T2)
+    gptme_session(own, GIT, 1.0, T3)
+    code, _, err = run_cli("import-gptme", "--workspace", str(root), str(gy))
+    assert code == 0 and f"its {GIT} may or may not hold" in err and str(gy.resolve()) in err, err
+    kept = own.read_text()
+    before = log_lines(root)
+    code, _, err = run_cli("status", "--workspace", str(root))
+    assert code == 0 and "left as it is" in err and str(gy.resolve()) in err, err
+    assert own.read_text() == kept and log_lines(root) == before
+    assert posteriors(root) == {GIT: pytest.approx((2.8, 1.2, 2)), QUOTE: pytest.approx((2.0, 1.0, 1))}
+
+
+@pytest.mark.parametrize("variant", ["moved-no-arm", "quote"])
+def test_a_copy_of_the_own_file_imported_after_its_save_was_logged(root: Path, tmp_path: Path, variant: str) -> None:
+    """gptme's bandit saves session 1 (git +1, T1) on the own file, which is copied to gy; `status` logs session 1
+    and keeps the file as gptme saved it as our copy under its `created`; gy saves session 2 (moving no arm, or quote
+    +1, T2). gy holds 1 session beyond that copy, logged by none: it counts 1 (that copy's count holds session 1, so
+    the own file's import is not taken off again: that counted 0 for the session moving no arm).
+    git Beta(2.8, 1.2) n 2 (quote Beta(2, 1) n 1); s1 + 2 = 3."""
+    gy = tmp_path / "gy" / "bandit-state.json"
+    gy.parent.mkdir()
+    ok("grade", "s1", "0.8", "--workspace", str(root))
+    own = root / STATE_REL
+    gptme_session(own, GIT, 1.0, T1)
+    shutil.copy(own, gy)
+    ok("status", "--workspace", str(root))
+    if variant == "quote":
+        gptme_session(gy, QUOTE, 1.0, T2)
+    else:
+        moved_no_arm(gy)
+    ok("import-gptme", "--workspace", str(root), str(gy))
+    expected = {GIT: (2.8, 1.2, 2), **({QUOTE: (2.0, 1.0, 1)} if variant == "quote" else {})}
+    assert posteriors(root) == {key: pytest.approx(numbers) for key, numbers in expected.items()}
+    assert sessions(root) == 3
