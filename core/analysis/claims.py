@@ -25,10 +25,8 @@ session's keywords play no part (they are written after the outcome and can echo
   the categories and agents where it varies there, never injected before one moment and always after
   it, or the reverse - is compared only with the sessions before (after) that moment: a change of
   the baseline at the same moment would look exactly the same, and the per-block baselines cannot
-  tell the two apart. So is one that varies in no block (within its category and agent, in every
-  session of a block or in none), however often it switches where blocks start. It is not identified
-  (`switched`); randomized dropout evidence, where there is enough, still gives it a headline
-  (`core.analysis.estimates`).
+  tell the two apart. It is not identified (`switched`); randomized dropout evidence, where there is
+  enough, still gives it a headline (`core.analysis.estimates`).
 - **By category.** The same one-step estimate within each category with at least `MIN_CELL`
   sessions with and without the lesson; `category_differs` when Cochran's Q over those categories
   has a p-value below `FLAG_P` and a BH-adjusted one below `FLAG_FDR`.

@@ -2,7 +2,7 @@
 identified only by time, wherever a ranking is shown.
 
 A lesson never injected before one session and in every graded session from it on (or the reverse), within
-the fit's baselines and time blocks, or varying in no block but over the log (switching only where blocks start)
+the fit's baselines and time blocks, or switched once over the log where a time block starts
 (`joint_posterior.time_only`), is ranked at the prior's mean, 0 (sd: the prior's per injection): the shrunk
 fit reads a step in the baseline at its switch as its effect, and the data cannot tell the two apart. The
 same rule, on the same switches, for `loo`'s `ranking` (and the Analysis screen, which shows `loo`'s), the
@@ -31,9 +31,8 @@ BoolArray = npt.NDArray[np.bool_]
 # 4: a lesson grouped with one identified only by time ranked at 0 too; 5: a lesson constant within every baseline
 # group is no one's neighbour (beyond 600 lessons: the others' sds); 6: beyond 4,096 lessons, a lesson's
 # neighbours are among those injected in a session with it only (their sds); 7: beyond 600 lessons, neighbours
-# tied in correlation chosen by their sessions, not by the order lessons first appear in the log (the sds); 8: a
-# lesson varying only between time blocks (switched more than once, each where a block starts) ranked at 0
-EFFECTS_VERSION = 8
+# tied in correlation chosen by their sessions, not by the order lessons first appear in the log (the sds)
+EFFECTS_VERSION = 7
 
 
 def timed_arms(design: Design) -> BoolArray:

@@ -1,7 +1,6 @@
 """A column identified only by time (`core.analysis.claims`, "Identified only by time"): within the
-baseline groups its only variation is one switch in log order, at one moment per time block, or it varies in
-no block at all, only between blocks; and where that switch happens, for the reasons `loo` prints and the
-policy's `joint_posterior.time_only`."""
+baseline groups its only variation is one switch in log order, at one moment per time block; and where
+that switch happens, for the reasons `loo` prints and the policy's `joint_posterior.time_only`."""
 
 from __future__ import annotations
 
@@ -37,7 +36,7 @@ class Switches:
     blocks: IntArray
     at: IntArray
     on: npt.NDArray[np.bool_]
-    edge: npt.NDArray[np.bool_] | None = None  # varies only where time blocks start (`with_edges`)
+    edge: npt.NDArray[np.bool_] | None = None  # switched where a time block starts (`with_edges`)
 
 
 def switches(x: Any, group: IntArray, block: IntArray | None = None) -> Switches:
@@ -106,14 +105,13 @@ def switches(x: Any, group: IntArray, block: IntArray | None = None) -> Switches
 
 
 def with_edges(found: Switches, x: Any, group: IntArray) -> Switches:
-    """`found` (per time block) with the columns that vary in no block but vary over the whole log (`group`:
-    the baseline groups without the blocks), however many times: each switch falls where a block starts, and
-    the blocks' baselines take all of it. They are timed too (`edge` says which), `at` their switch when they
-    switch once over the log (-1 when more often)."""
+    """`found` (per time block) with the columns that vary in no block but switch once over the whole log
+    (`group`: the baseline groups without the blocks): the switch falls where a block starts, and the
+    blocks' baselines take all of it. They are timed too, `at` their switch (`edge` says which)."""
     still = np.flatnonzero(found.blocks == 0)  # only these can be (read only their injections)
     whole = switches(x.tocsc()[:, still], group)
     edge = np.zeros(len(found.timed), dtype=bool)
-    edge[still] = whole.blocks > 0  # varies in some group over the whole log (one block: `blocks` counts 0 or 1)
+    edge[still] = whole.timed
     at, on = found.at.copy(), found.on.copy()
     at[still] = np.where(whole.timed, whole.at, at[still])
     on[still] = np.where(whole.timed, whole.on, on[still])
@@ -137,16 +135,11 @@ def timed_reason(switch: Switches | None, c: int, name: str | None, label: Calla
             f"identified only by time: it switched at {session} ({side}, {where}), so a change "
             "in the baseline at that session would look the same"
         )
-    if edge:  # switched more than once, each time where a block starts
-        return (
-            f"identified only by time: it varies only between time blocks (in every {graded[2:]} of a block or in "
-            "none, switching only where blocks start), so a change in the baseline between blocks would look the same"
-        )
     if switch is not None and not switch.timed[c]:  # a group holding such a lesson (`claims._holds_timed`)
         return (
             "identified only by time: a lesson of the group was never injected in a graded session before one "
-            "session and in every one from it on (or the reverse), or varied only between time blocks, so a change "
-            "in the baseline then would look the same as the group's effect"
+            "session and in every one from it on (or the reverse), so a change in the baseline then would look the "
+            "same as the group's effect"
         )
     blocks = int(switch.blocks[c]) if switch is not None else 0
     where = f"in each of the {blocks} time blocks where it varies" if blocks > 1 else "within its time blocks"
@@ -177,7 +170,7 @@ def one_category(x: Any, group: IntArray, category: IntArray, columns: IntArray)
 
 def timed_switches(x: Any, group: IntArray, block: IntArray | None, whole: IntArray) -> Switches:
     """Where each column switches (`switches`, within the baseline groups `group` and the time blocks `block`),
-    with the columns that vary only where blocks start (`with_edges`; `whole`: the groups without the blocks):
+    with the columns switched where a block starts (`with_edges`; `whole`: the groups without the blocks):
     what `loo` (core/analysis/claims.py) and the joint policy (`joint_posterior.time_only`) both read as a
     lesson identified only by time."""
     found = switches(x, group, block)
