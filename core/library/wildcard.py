@@ -106,6 +106,15 @@ def unmatched_reason(unmatched: int) -> str:
     )
 
 
+def select_unmatched_reason(unmatched: int) -> str:
+    """Why `unmatched` wildcard keywords of the library were not matched over a select's context: one line."""
+    return (
+        f"{unmatched} wildcard keyword{'s' if unmatched > 1 else ''} of the library not matched over this context: "
+        f"matching them would go through more than {WILDCARD_WORK_PER_CHAR} occurrences of their parts a character "
+        "of it (docs/format.md §3)"
+    )
+
+
 _PAST_CAP = re.compile(r"(\d+) (?:wildcard keywords?|patterns?) past the first ")  # (and patterns.patterns_past_cap)
 
 

@@ -144,3 +144,20 @@ def test_under_any_budget_what_is_matched_agrees_with_the_naive_reference(
     assert counts == [
         0 if kw.lower() in unmatched else len(reference_spans(text, kw)) for kw in reference_counted(keywords)
     ]
+
+
+def test_select_says_when_the_librarys_wildcards_were_not_all_matched() -> None:
+    # The same budget over select's context: 200,000 `a`s (budget 16 x 200,001 = 3,200,016); five 4-part
+    # wildcards of 800,000 (`a`) or 799,999 (`aa` for one part) occurrences each: the fifth would pass it.
+    from lesson_credit.core.bandit.select import split_candidates
+    from lesson_credit.core.library.lessons import Lesson
+
+    wild = ["a*a*a*a", "aa*a*a*a", "a*aa*a*a", "a*a*aa*a", "a*a*a*aa"]
+    lessons = [Lesson(f"l{i}.md", "L", "c", "active", "", (key,), ()) for i, key in enumerate(wild)]
+    notes: list[str] = []
+    kept, _ = split_candidates(lessons, "a" * 200_000, None, notes)
+    assert [lesson.id for lesson in kept] == ["l0.md", "l1.md", "l2.md", "l3.md"]
+    assert notes == [
+        "1 wildcard keyword of the library not matched over this context: matching them would go through more than "
+        "16 occurrences of their parts a character of it (docs/format.md §3)"
+    ]

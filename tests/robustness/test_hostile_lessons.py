@@ -214,3 +214,52 @@ def test_record_and_explain_say_which_wildcards_the_work_budget_left_unmatched(t
     assert not listed["aa*aa*a*a"]["hit"] and listed["aa*aa*a*a"]["count"] == 0
     done = run_process("explain", "s1", cwd=ws)
     assert note in done.stdout.splitlines() and "  miss  'aa*aa*a*a' (not matched)" in done.stdout.splitlines()
+
+
+def test_a_select_tries_at_most_128_of_the_librarys_patterns_and_says_so(tmp_path: Path) -> None:
+    """A lesson's 16 patterns may each take 0.05 s of a select before counting as no match: 100 such lessons could
+    take 80 s. A select tries at most PATTERN_MAX_PER_SELECT (128) of the library's patterns, in its order, each counted
+    whether or not it runs to its end (which ones time out depends on the load); past it, lessons are candidates by
+    their keywords only, and select says how many lessons' patterns were not tried."""
+    from lesson_credit.core.bandit import select as select_module
+    from lesson_credit.core.library.lessons import Lesson
+
+    # 20 lessons of 16 patterns that never match; l00 and l10 have the keyword `hit` (their patterns are not
+    # tried). By hand: l01..l08 take the 128 tries (8 x 16); l09 and l11..l19 are not tried: 10 lessons.
+    lessons = [
+        Lesson(
+            f"l{i:02d}.md",
+            "L",
+            "c",
+            "active",
+            "",
+            ("hit" if i % 10 == 0 else "zzz",),
+            tuple(f"nope{j}" for j in range(16)),
+        )
+        for i in range(20)
+    ]
+    tried: list[str] = []
+
+    def counted(pattern: str, context: str, timeout: float = 0.05) -> bool:
+        tried.append(pattern)
+        return False
+
+    notes: list[str] = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(select_module, "pattern_matches", counted)
+        kept, _ = select_module.split_candidates(lessons, "a hit", None, notes)
+    assert [lesson.id for lesson in kept] == ["l00.md", "l10.md"]
+    assert len(tried) == 128
+    assert notes == [
+        "the patterns of 10 lessons were not tried (or not all): a select tries at most 128 of the library's "
+        "patterns, in its order (each up to 0.05 s)"
+    ]
+    # the CLI says it on stderr, in one line
+    body = "".join(f"\n    - 'nope{j}'" for j in range(16))
+    ws = make_ws(
+        tmp_path, {f"l{i:02d}.md": f"---\nmatch:\n  keywords: [zzz]\n  patterns:{body}\n---\n# L\n" for i in range(9)}
+    )
+    (ws / "ctx.txt").write_text("a context")
+    done = run_process("select", "--context", "ctx.txt", "--dry-run", cwd=ws)  # 9 x 16 = 144: l08 not tried
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "the patterns of 1 lesson were not tried (or not all)" in done.stderr
