@@ -203,10 +203,16 @@ class SalienceBreakdown(Struct, frozen=True):
 
 
 def snippet(text: str, start: int, end: int, radius: int = SNIPPET_RADIUS) -> str:
-    """The journal around one match, on one line."""
+    """The journal around one match, on one line; of a match longer than twice `radius`, its first and last
+    `radius` characters (a wildcard's match can be a word of megabytes: explain printed it whole)."""
     left = max(0, start - radius)
     right = min(len(text), end + radius)
-    piece = text[left:right].replace("\r", " ").replace("\n", " ").replace("\t", " ")
+    piece = (
+        text[left:right]
+        if end - start <= 2 * radius
+        else text[left : start + radius] + "…" + text[end - radius : right]
+    )
+    piece = piece.replace("\r", " ").replace("\n", " ").replace("\t", " ")
     return ("…" if left > 0 else "") + piece + ("…" if right < len(text) else "")
 
 
