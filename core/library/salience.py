@@ -41,6 +41,7 @@ from lesson_credit.core.library.wildcard import (
     WILDCARD_MAX_PARTS,
     WILDCARD_MAX_PER_LESSON,
     Wildcard,
+    collapse_stars,
     keyword_problem,
     non_word_positions,
     work_budget,
@@ -342,16 +343,21 @@ class KeywordMatcher:
             non_word.append(non_word_positions(lower_same_length(text, same_letter=False)[0]))
         wild: dict[str, Any] = {}
         occurs: dict[tuple[str, ...], bool] = {}  # by parts: `*` before or after the first and last changes no match
+        taken: dict[str, Any] = {}  # what `take` made, by key with runs of `*` made one (`a*`, `a**`: the same)
         for wildcards, where in self._batches(lowered, window, live, parts):
             viable: tuple[tuple[str, ...], Any] = ((), None)  # the last parts' viable occurrences (Wildcard.viable)
             for wildcard in sorted(wildcards, key=lambda w: w.parts) if spans else wildcards:
                 occurrences = [where.starts(int(self._part_of[self._slot_of[part]])) for part in wildcard.parts]
                 if spans:
+                    same = collapse_stars(wildcard.key)
+                    if take is not None and same in taken:
+                        wild[wildcard.key] = taken[same]
+                        continue
                     if viable[0] != wildcard.parts:
                         viable = ((), None)  # (let go first)
                         viable = (wildcard.parts, wildcard.viable(lowered, occurrences, non_word))
                     found = wildcard.spans(lowered, occurrences, non_word, viable[1])
-                    wild[wildcard.key] = found if take is None else take(found)
+                    wild[wildcard.key] = found if take is None else taken.setdefault(same, take(found))
                     continue
                 if wildcard.parts not in occurs:
                     occurs[wildcard.parts] = wildcard.occurs(lowered, occurrences, non_word)
