@@ -363,7 +363,8 @@ class KeywordMatcher:
                     occurs[wildcard.parts] = wildcard.occurs(lowered, occurrences, non_word)
                 if occurs[wildcard.parts]:
                     wild[wildcard.key] = None
-            del wildcards, where  # a batch's occurrences go before the next batch's are gathered
+            viable = ((), None)
+            del wildcards, where  # a batch's occurrences (and viable ones) go before the next batch's are gathered
         return wild, unmatched, work
 
     def _within_budget(self, live: list[Wildcard], counts: Any, n: int) -> tuple[list[Wildcard], list[str], int]:
