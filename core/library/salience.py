@@ -26,7 +26,7 @@ by an automaton without them. Where a keyword occurs is worked out only when ask
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from functools import partial
 from typing import Any, cast
 
@@ -36,7 +36,7 @@ from lesson_credit.core.base.gc_pause import gc_paused
 from lesson_credit.core.library.casefold import NOT_WORD_SAME_LETTER, lower_same_length
 from lesson_credit.core.library.casefold import casekey as casekey  # (tests and callers import it from here)
 from lesson_credit.core.library.scan import OFFSETS_LISTED as OFFSETS_LISTED  # (callers import it from here)
-from lesson_credit.core.library.scan import Scan, Spans
+from lesson_credit.core.library.scan import Scan, Take
 from lesson_credit.core.library.wildcard import (
     WILDCARD_MAX_PARTS,
     WILDCARD_MAX_PER_LESSON,
@@ -324,7 +324,7 @@ class KeywordMatcher:
         lowered: str,
         parts: _Parts,
         window: int,
-        take: Callable[[Spans], Any] | None = None,
+        take: Take | None = None,
         spans: bool = False,
     ) -> tuple[dict[str, Any], list[str], int]:
         """The wildcards that match; those the work budget left unmatched (`_within_budget`); the work spent.
@@ -357,7 +357,10 @@ class KeywordMatcher:
                         viable = ((), None)  # (let go first)
                         viable = (wildcard.parts, wildcard.viable(lowered, occurrences, non_word))
                     found = wildcard.spans(lowered, occurrences, non_word, viable[1])
-                    wild[wildcard.key] = found if take is None else taken.setdefault(same, take(found))
+                    if take is not None:
+                        count = partial(wildcard.count, lowered, occurrences, non_word, viable[1])
+                        found = taken[same] = take(found, count)
+                    wild[wildcard.key] = found
                     continue
                 if wildcard.parts not in occurs:
                     occurs[wildcard.parts] = wildcard.occurs(lowered, occurrences, non_word)
@@ -502,9 +505,7 @@ def _matches(automaton: Any, lowered: str, start: int, stop: int) -> tuple[Any, 
     return flat[0::2] + (start + 1), flat[1::2]
 
 
-def _wild_spans(
-    text: str, lowered: str, window: int, keys: list[str], take: Callable[[Spans], Any] | None
-) -> dict[str, Any]:
+def _wild_spans(text: str, lowered: str, window: int, keys: list[str], take: Take | None) -> dict[str, Any]:
     """Wildcard keywords' matches in `lowered` (`text` lowered), or what `take` makes of each one's, from a pass of
     their own (core/library/scan.py)."""
     import numpy as np

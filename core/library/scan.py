@@ -19,8 +19,10 @@ from typing import Any
 OFFSETS_LISTED = 1000
 
 Spans = Iterable[tuple[int, int]]
+# what is made of a wildcard's spans and a way to count them (without a step per span: Wildcard.count)
+Take = Callable[[Spans, Callable[[], int]], Any]
 # wildcard keys -> what `take` makes of each one's spans in the lowered text (the spans themselves without it)
-Locate = Callable[[list[str], Callable[[Spans], Any] | None], dict[str, Any]]
+Locate = Callable[[list[str], Take | None], dict[str, Any]]
 
 
 class Scan(Mapping[str, list[tuple[int, int]]]):
@@ -138,11 +140,10 @@ class Scan(Mapping[str, list[tuple[int, int]]]):
         return isinstance(key, str) and self.occurs(key)
 
 
-def _summary(found: Spans) -> tuple[int, list[tuple[int, int]]]:
+def _summary(found: Spans, count: Callable[[], int]) -> tuple[int, list[tuple[int, int]]]:
     """How many spans, and the first OFFSETS_LISTED of them (the rest are counted, not held)."""
-    rest = iter(found)
-    first = list(itertools.islice(rest, OFFSETS_LISTED))
-    return len(first) + sum(1 for _ in rest), first
+    first = list(itertools.islice(found, OFFSETS_LISTED))
+    return len(first) if len(first) < OFFSETS_LISTED else count(), first
 
 
 def _then(first: list[tuple[int, int]], again: Callable[[], Spans]) -> Iterator[tuple[int, int]]:

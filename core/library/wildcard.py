@@ -206,6 +206,32 @@ class Wildcard:
             yield max(search_from, int(begins[at - step_at])), stop
             search_from, at = stop, int(following[at - step_at])
 
+    def count(
+        self, text: str, occurrences: list[Positions], non_word: list[Any], viable: list[Positions] | None = None
+    ) -> int:
+        """How many matches `spans` gives, without a Python step per match: from each match, the next is the first
+        viable first occurrence at or after its end (`following`); the walk through a step of them is counted by
+        jumps of 1, 2, 4, ... matches, each table made from the last (a step's tables are held at once)."""
+        viable_of = self.viable(text, occurrences, non_word) if viable is None else viable
+        gaps: Positions = non_word[0]
+        first = viable_of[0]
+        total, at = 0, 0
+        while at < len(first):  # `at`: a match's first occurrence; the step is the candidates from it on
+            size = min(_STEP, len(first) - at)
+            end = self._ends(gaps, len(text), viable_of, first[at : at + size])[1]
+            jumps = [np.searchsorted(first, end.astype(first.dtype, copy=False)) - at]  # >= size: out of the step
+            while (1 << len(jumps)) < size:
+                last = jumps[-1]
+                jumps.append(np.where(last < size, last[np.minimum(last, size - 1)], last))
+            here = 0
+            for k in range(len(jumps) - 1, -1, -1):  # the furthest match within the step, by halving jumps
+                if jumps[k][here] < size:
+                    here = int(jumps[k][here])
+                    total += 1 << k
+            total += 1  # that match; the next is past the step
+            at += int(jumps[0][here])
+        return total
+
     def viable(self, text: str, occurrences: list[Positions], non_word: list[Any]) -> list[Positions]:
         """Per part, its viable occurrences: those the rest of the keyword can follow (the same for every wildcard
         of the same parts: `*` before the first or after the last changes only where a match begins or ends)."""

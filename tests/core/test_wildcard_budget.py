@@ -183,3 +183,31 @@ def test_select_says_when_the_librarys_wildcards_were_not_all_matched() -> None:
         "1 wildcard keyword of the library not matched over this context: matching them would go through more than "
         "16 occurrences of their parts a character of it (docs/format.md §3)"
     ]
+
+
+@settings(PROPERTY, max_examples=300)
+@given(
+    text=st.text(alphabet="abAB _*", max_size=60),
+    keywords=st.lists(st.text(alphabet="abAB_*", min_size=1, max_size=5), max_size=6),
+    step=st.integers(1, 6),
+)
+def test_a_wildcards_count_by_jumps_is_its_number_of_matches(text: str, keywords: list[str], step: int) -> None:
+    # explain's count of a wildcard with more matches than it lists (none listed here: every count is counted) is
+    # taken by jumps of 1, 2, 4, ... matches through a step of candidates at a time (a few here), never a Python
+    # step per match; it is the number of matches re.finditer finds.
+    from lesson_credit.core.library import wildcard as wildcard_module
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(scan_module, "OFFSETS_LISTED", 0)
+        patch.setattr(wildcard_module, "_STEP", step)
+        found = KeywordMatcher(keywords).scan(text)
+        counts = {kw: found.count(kw.lower()) for kw in reference_counted(keywords)}
+    assert counts == {kw: len(reference_spans(text, kw)) for kw in reference_counted(keywords)}
+
+
+def test_a_dense_wildcards_count_over_many_steps() -> None:
+    # `a*` over "a a a ...": 70,000 matches, more than a step of candidates (65,536): counted over two steps.
+    text = "a " * 70_000
+    found = KeywordMatcher(["a*", "*a*"]).scan(text)
+    assert found.count("a*") == found.count("*a*") == 70_000
+    assert list(found.spans("a*"))[-1] == (139_998, 139_999)
