@@ -76,7 +76,9 @@ def select_offline(
         session_id = f"{ws.clock().strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(3)}"
     known = last_known_posteriors(ws)
     a0, b0 = ws.settings.prior_alpha, ws.settings.prior_beta
-    candidates, left_out = select_mod.split_candidates(ws.library().lessons, context, category)
+    notes: list[str] = []
+    candidates, left_out = select_mod.split_candidates(ws.library().lessons, context, category, notes)
+    ws.warnings.extend(notes)
     alpha = np.array([known.get(c.id, (a0, b0))[0] for c in candidates])
     beta = np.array([known.get(c.id, (a0, b0))[1] for c in candidates])
     rng = np.random.default_rng(seed)

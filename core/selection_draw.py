@@ -82,7 +82,8 @@ def draw(
     commands.check_category(category)
     if category is None and categories:
         category = select_mod.category_of(context, categories)
-    candidates, left_out = select_mod.split_candidates(lessons(), context, category)
+    notes: list[str] = []  # what matching the context left undone (the selection's `notes`)
+    candidates, left_out = select_mod.split_candidates(lessons(), context, category, notes)
     rng, propensity_rng = np.random.default_rng(seed), np.random.default_rng([seed, 1])
     if policy == policy_mod.JOINT and joint is not None:
         post = joint()
@@ -96,6 +97,8 @@ def draw(
         )
     if category is not None:
         selection = replace(selection, category=category, left_out=tuple(lesson.id for lesson in left_out))
+    if notes:
+        selection = replace(selection, notes=tuple(notes))
     chosen, seeded = selection, seed
 
     def withheld(decided: dict[str, dropout_mod.Coin]) -> Selection:

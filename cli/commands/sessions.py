@@ -50,23 +50,36 @@ def explanation_text(exp: Explanation, width: int | None = None, keywords: bool 
     credit = credit_table(exp, width)
     head, out = wrap("\n".join(out), width), []  # the table's lines are fitted, never wrapped
     text = exp.journal_text or ""  # (a breakdown with hits comes from a journal that was read)
-    for c in [c for c in exp.lessons if keywords or c.note or c.salience_missing]:  # (record: those with notes)
+    for c in [c for c in exp.lessons if keywords or c.note or c.salience_missing or _unmatched(c)]:  # (record: notes)
         out += ["", f"{safe(c.path)}: salience {fmt(c.salience)} -> weight {fmt(c.weight)}"]
         if c.note:
             out.append(f"  note: {safe(c.note)}")
         if c.salience_missing:
             out.append("  note: the record had no salience; counted as 0.5")
+        if unmatched := _unmatched(c):
+            from lesson_credit.core.library.wildcard import unmatched_reason  # (numpy: only when there is one)
+
+            out.append(f"  note: {unmatched_reason(unmatched)}")
         if c.breakdown is None or not keywords:
             continue
         if not c.breakdown.keywords:
             out.append("  no counted keywords: salience 0.5 by definition")
-        out += [_hit_line("hit  ", k, text) if k.hit else f"  miss  '{safe(k.keyword)}'" for k in c.breakdown.keywords]
+        out += [_hit_line("hit  ", k, text) if k.hit else _miss_line(k) for k in c.breakdown.keywords]
         out += _ignored_lines(c, text)
     if len(exp.grades) > 1:
         out.append("")
         out.append("grade history:")
         out += _history_lines(exp.grades)
     return "\n".join([head, "", credit, *([wrap("\n".join(out), width, hang=4)] if out else [])])
+
+
+def _miss_line(k: KeywordHit) -> str:
+    return f"  miss  '{safe(k.keyword)}'" + (" (not matched)" if k.unmatched else "")
+
+
+def _unmatched(c: LessonCredit) -> int:
+    """How many of the lesson's wildcard keywords the journal's scan left unmatched (its work budget spent)."""
+    return c.breakdown.unmatched if c.breakdown is not None else 0
 
 
 def _hit_line(label: str, k: KeywordHit, text: str) -> str:

@@ -16,8 +16,14 @@ import numpy.typing as npt
 from lesson_credit.core.bandit.fold import Posterior
 from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.library.lessons import Lesson
-from lesson_credit.core.library.patterns import PATTERN_MAX_PER_LESSON, pattern_matches
+from lesson_credit.core.library.patterns import (
+    PATTERN_MAX_PER_LESSON,
+    PATTERN_MAX_PER_SELECT,
+    pattern_matches,
+    patterns_untried_reason,
+)
 from lesson_credit.core.library.salience import KeywordMatcher, counted_keys
+from lesson_credit.core.library.wildcard import select_unmatched_reason
 from lesson_credit.core.log.events import SELECTION
 from lesson_credit.core.model import beta as beta_mod
 from lesson_credit.core.model.kinds import kind_of
@@ -38,6 +44,7 @@ class Selection:
     category: str | None = None  # the session's kind of work the draw was for; logged when set
     left_out: tuple[str, ...] = ()  # lessons matching the context that `category` left out (not logged)
     decided: tuple[str, ...] = ()  # chosen lessons whose dropout coin an earlier trial of the session flipped
+    notes: tuple[str, ...] = ()  # what matching the context left undone, one line each (`split_candidates`; not logged)
 
     def event(self, timestamp: str) -> dict[str, Any]:
         """The selection event to log (docs/format.md §5.4)."""
@@ -92,20 +99,35 @@ def candidates(lessons: Sequence[Lesson], context: str, category: str | None = N
 
 
 def split_candidates(
-    lessons: Sequence[Lesson], context: str, category: str | None
+    lessons: Sequence[Lesson], context: str, category: str | None, notes: list[str] | None = None
 ) -> tuple[list[Lesson], list[Lesson]]:
     """The active lessons whose keywords or patterns match the context text, split into those for a
     session of `category` (`for_category`) and those its kind of work leaves out: one scan for every
-    keyword, then per lesson a set lookup per keyword (no salience breakdown: only whether any hit)."""
+    keyword, then per lesson a set lookup per keyword (no salience breakdown: only whether any hit).
+    A lesson's patterns are tried only when no keyword hits, and a select tries at most PATTERN_MAX_PER_SELECT
+    of the library's (in its order: each may take PATTERN_TIMEOUT_S); `notes` gets a line for what was left
+    undone: patterns not tried, wildcard keywords the scan's work budget left unmatched."""
     active = [lesson for lesson in lessons if lesson.status == "active"]
     keys = [counted_keys(lesson.keywords) for lesson in active]
-    occurs = KeywordMatcher.of_keys(key for lesson_keys in keys for key in lesson_keys).scan(context).occurs
+    found = KeywordMatcher.of_keys(key for lesson_keys in keys for key in lesson_keys).scan(context)
+    occurs = found.occurs
     kept: list[Lesson] = []
     left_out: list[Lesson] = []
+    tries = PATTERN_MAX_PER_SELECT  # patterns the select may still try
+    untried = 0  # lessons whose patterns (some or all) were not tried
     for lesson, lesson_keys in zip(active, keys, strict=True):
-        tried = lesson.patterns[:PATTERN_MAX_PER_LESSON]  # (lint names those past it)
-        if any(map(occurs, lesson_keys)) or any(pattern_matches(pattern, context) for pattern in tried):
-            (kept if for_category(lesson, category) else left_out).append(lesson)
+        if not any(map(occurs, lesson_keys)):
+            tried = lesson.patterns[:PATTERN_MAX_PER_LESSON]  # (lint names those past it)
+            if len(tried) > tries:
+                untried += 1
+                tried = tried[: max(0, tries)]
+            tries -= len(tried)  # each counts, tried to the end or not: which ones time out depends on the load
+            if not any(pattern_matches(pattern, context) for pattern in tried):
+                continue
+        (kept if for_category(lesson, category) else left_out).append(lesson)
+    if notes is not None:
+        notes += [patterns_untried_reason(untried)] if untried else []
+        notes += [select_unmatched_reason(len(found.unmatched))] if found.unmatched else []
     return kept, left_out
 
 

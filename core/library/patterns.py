@@ -22,6 +22,9 @@ PATTERN_MAX_SIZE = 10_000  # elements once counted repeats are expanded (~0.5 KB
 # Patterns one lesson has tried (the first ones, in its order): each may take PATTERN_TIMEOUT_S of a `select`
 # before it counts as no match, so 200 of `^(a|a)*$` took 16 s (gptme's own lessons have none)
 PATTERN_MAX_PER_LESSON = 16
+# Patterns one select tries over the whole library (those of lessons no keyword of which hits, in the library's
+# order): each may take PATTERN_TIMEOUT_S, so 100 lessons of 16 slow patterns could take 80 s. A count, never time.
+PATTERN_MAX_PER_SELECT = 128
 
 
 def patterns_past_cap(patterns: Sequence[str]) -> str | None:
@@ -30,6 +33,14 @@ def patterns_past_cap(patterns: Sequence[str]) -> str | None:
         return None
     each = f"each up to {PATTERN_TIMEOUT_S} s of a select"
     return f"{beyond} pattern{'s' if beyond > 1 else ''} past the first {PATTERN_MAX_PER_LESSON} ({each}); ignored"
+
+
+def patterns_untried_reason(lessons: int) -> str:
+    """Why `lessons` lessons' patterns (some or all) were not tried in a select: one line."""
+    return (
+        f"the patterns of {lessons} lesson{'s' if lessons > 1 else ''} were not tried (or not all): a select tries at "
+        f"most {PATTERN_MAX_PER_SELECT} of the library's patterns, in its order (each up to {PATTERN_TIMEOUT_S} s)"
+    )
 
 
 _COUNT = re.compile(r"\{\s*(\d*)\s*(?:,\s*(\d*)\s*)?\}")

@@ -14,7 +14,9 @@ The automaton reads the journal a window at a time and what a read reports is le
 nested in one another (`a`, `aa`, ... over a journal of `a`s) make up to 100 matches a character, and holding
 every match took 170 bytes a character (11 GB over a 64 MB journal). Of a plain keyword only whether it occurs is
 kept; a wildcard's parts' occurrences are kept (it needs them all), up to a budget a character of journal, past
-which the wildcards are matched a batch at a time (`KeywordMatcher._wild`).
+which the wildcards are matched a batch at a time (`KeywordMatcher._wild`). Matching them is work in proportion
+to their parts' occurrences: a scan matches wildcards while that work is within `work_budget` (core/library/
+wildcard.py), and the rest are not matched (`Scan.unmatched`, counted as missed).
 
 Reporting a match costs more than reading a character, and a few frequent keywords make most
 matches: once the keywords already found make enough of them, the rest of the journal is scanned
@@ -24,7 +26,7 @@ by an automaton without them. Where a keyword occurs is worked out only when ask
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from functools import partial
 from typing import Any, cast
 
@@ -33,19 +35,20 @@ from msgspec import Struct
 from lesson_credit.core.base.gc_pause import gc_paused
 from lesson_credit.core.library.casefold import NOT_WORD_SAME_LETTER, lower_same_length
 from lesson_credit.core.library.casefold import casekey as casekey  # (tests and callers import it from here)
+from lesson_credit.core.library.scan import OFFSETS_LISTED as OFFSETS_LISTED  # (callers import it from here)
+from lesson_credit.core.library.scan import Scan, Take
 from lesson_credit.core.library.wildcard import (
     WILDCARD_MAX_PARTS,
     WILDCARD_MAX_PER_LESSON,
     Wildcard,
+    collapse_stars,
     keyword_problem,
     non_word_positions,
+    work_budget,
 )
 
 NO_KEYWORD_SALIENCE = 0.5
 SNIPPET_RADIUS = 40
-# The most offsets of one keyword explain's JSON lists (its first ones; its `count` says how many in all):
-# docs/format.md. Nested keywords over a journal of `a`s occur 100 times a character.
-OFFSETS_LISTED = 1000
 
 
 def normalize_keyword(raw: str) -> str | None:
@@ -114,13 +117,14 @@ class KeywordHit:
     Whether is known at once; how often, the first few occurrences or those before an offset are worked out when
     asked, never all at once (nested keywords over 64 MB of `a`s: 17 GB of offsets). `offsets` has every one."""
 
-    __slots__ = ("keyword", "hit", "_key", "_scan", "_where", "_count")
+    __slots__ = ("keyword", "hit", "unmatched", "_key", "_scan", "_where", "_count")
 
     def __init__(self, keyword: str, key: str, scan: Scan) -> None:
         self.keyword = keyword
         self._key = key
         self._scan = scan
         self.hit = scan.occurs(key)
+        self.unmatched = key in scan.unmatched  # a wildcard not matched: the scan's work budget spent (a miss)
         self._where: tuple[tuple[int, ...], tuple[int, ...]] | None = None if self.hit else ((), ())
         self._count: int | None = None if self.hit else 0
 
@@ -193,102 +197,24 @@ class SalienceBreakdown(Struct, frozen=True):
     def missed_keywords(self) -> list[str]:
         return [k.keyword for k in self.keywords if not k.hit]
 
+    @property
+    def unmatched(self) -> int:
+        """How many of its wildcard keywords were not matched (missed): the scan's work budget was spent."""
+        return sum(1 for k in self.keywords if k.unmatched)
+
 
 def snippet(text: str, start: int, end: int, radius: int = SNIPPET_RADIUS) -> str:
-    """The journal around one match, on one line."""
+    """The journal around one match, on one line; of a match longer than twice `radius`, its first and last
+    `radius` characters (a wildcard's match can be a word of megabytes: explain printed it whole)."""
     left = max(0, start - radius)
     right = min(len(text), end + radius)
-    piece = text[left:right].replace("\r", " ").replace("\n", " ").replace("\t", " ")
+    piece = (
+        text[left:right]
+        if end - start <= 2 * radius
+        else text[left : start + radius] + "…" + text[end - radius : right]
+    )
+    piece = piece.replace("\r", " ").replace("\n", " ").replace("\t", " ")
     return ("…" if left > 0 else "") + piece + ("…" if right < len(text) else "")
-
-
-class Scan(Mapping[str, list[tuple[int, int]]]):
-    """Where each keyword occurs: case-folded keyword -> non-overlapping (start, end) spans in
-    the original text.
-
-    Which keywords occur is known at once; a plain keyword's spans are found in the lowered text
-    (a `str.find` from the end of each match, like `str.count`) only when someone first asks,
-    since deciding salience never needs them and an explanation only needs a few."""
-
-    def __init__(
-        self,
-        plain: Sequence[str] = (),
-        lowered: str = "",
-        back: list[int] | None = None,
-        wild: Iterable[str] = (),
-        locate: Callable[[list[str]], dict[str, Iterable[tuple[int, int]]]] | None = None,
-    ) -> None:
-        self._lowered = lowered
-        self._back = back
-        self._locate = locate  # wildcard keywords' spans in the lowered text (matched again when asked)
-        self._found: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {}
-        self._keys = [*sorted(wild), *plain]
-        self._present = frozenset(self._keys)
-
-    def occurs(self, key: str) -> bool:
-        """Whether the keyword occurs at least once (cheaper than its offsets)."""
-        return key in self._present
-
-    def count(self, key: str) -> int:
-        """How many non-overlapping occurrences the keyword has: a plain one's `str.count` in the lowered text (the
-        same leftmost-first matches as `offsets`' `str.find` from the end of each; one in the lowered text is one in
-        the original), a wildcard's counted as they are matched (never all held)."""
-        if key not in self._present:
-            return 0
-        if "*" in key and self._locate is not None:
-            return sum(1 for _ in self._locate([key])[key])
-        return self._lowered.count(key)
-
-    def spans(self, key: str) -> Iterator[tuple[int, int]]:
-        """The keyword's non-overlapping (start, end) spans in the original text, each found as it is read."""
-        if key not in self._present:
-            return
-        if "*" in key and self._locate is not None:
-            found: Iterable[tuple[int, int]] = self._locate([key])[key]
-        else:
-            found = _find_all(self._lowered, key)
-        back = self._back
-        for a, b in found:
-            yield (a, b) if back is None else (back[a], back[b - 1] + 1)
-
-    def offsets(self, key: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """Start offsets and lengths of the keyword's non-overlapping occurrences."""
-        got = self._found.get(key)
-        if got is not None:
-            return got
-        if key not in self._present:
-            return ((), ())
-        if "*" in key and self._locate is not None:  # a pass of its own: all wildcards' matches at once can be GBs
-            spans = list(self._locate([key])[key])
-            got = self._found[key] = self._original([a for a, _ in spans], [b for _, b in spans])
-            return got
-        find, length = self._lowered.find, len(key)
-        starts, at = [], find(key)
-        while at != -1:  # linear: each find starts where the last match ended
-            starts.append(at)
-            at = find(key, at + length)
-        got = self._found[key] = self._original(starts, [a + length for a in starts])
-        return got
-
-    def _original(self, starts: list[int], ends: list[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        if self._back is None:
-            return tuple(starts), tuple(b - a for a, b in zip(starts, ends, strict=True))
-        return _original(starts, ends, self._back)
-
-    def __getitem__(self, key: str) -> list[tuple[int, int]]:
-        if not self.occurs(key):
-            raise KeyError(key)
-        offsets, lengths = self.offsets(key)
-        return [(a, a + n) for a, n in zip(offsets, lengths, strict=True)]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._keys)
-
-    def __len__(self) -> int:
-        return len(self._keys)
-
-    def __contains__(self, key: object) -> bool:
-        return isinstance(key, str) and self.occurs(key)
 
 
 def _key_of(raw: str) -> str | None:
@@ -351,9 +277,9 @@ class KeywordMatcher:
         parts = _Parts(self._part_of, self._part_lengths, _PART_BUDGET * (len(lowered) + 1), len(lowered))
         window = window or max(_WINDOW, _READ_MATCHES // self._longest)
         self._pass(lowered, window, found, parts)
-        wild = list(self._wild(text, lowered, parts, window)) if self._wildcards else []
+        wild, unmatched, work = self._wild(text, lowered, parts, window) if self._wildcards else ({}, [], 0)
         plain = [self._keys[slot] for slot in np.flatnonzero(found).tolist()]
-        return Scan(plain, lowered, back, wild, partial(_wild_spans, text, lowered, window))
+        return Scan(plain, lowered, back, wild, partial(_wild_spans, text, lowered, window), unmatched, work)
 
     def _pass(self, lowered: str, window: int, found: Any, parts: _Parts) -> None:
         """One pass over the text, `window` characters at a time (each read begins the longest entry's length
@@ -393,29 +319,76 @@ class KeywordMatcher:
             self._automaton.make_automaton()
 
     def _wild(
-        self, text: str, lowered: str, parts: _Parts, window: int, spans: bool = False
-    ) -> dict[str, Iterable[tuple[int, int]]]:
-        """The wildcards that match, with their matches (each worked out as it is read) when `spans` (else worked
-        out again when asked: `_wild_spans`; a salience never needs them, and 64 wildcards matching at every other
-        character of a MB held 5 GB of them), from where their parts occur (core/library/wildcard.py). When the
-        parts' occurrences were more than `_Parts` keeps, the wildcards are matched a batch at a time, each from
-        a pass of an automaton of its parts only; a batch's parts occur at most `_PART_BUDGET` times a character
-        of text, or it is one wildcard (WILDCARD_MAX_PARTS parts: at most that many times)."""
+        self,
+        text: str,
+        lowered: str,
+        parts: _Parts,
+        window: int,
+        take: Take | None = None,
+        spans: bool = False,
+    ) -> tuple[dict[str, Any], list[str], int]:
+        """The wildcards that match; those the work budget left unmatched (`_within_budget`); the work spent.
+        With `spans` (every wildcard asked for matches: no budget), each one's matches, worked out as they are
+        read, or what `take` makes of them, taken within its batch (a salience never needs them, and 64 wildcards
+        matching at every other character of a MB held 5 GB of them), from where their parts occur
+        (core/library/wildcard.py). When the parts' occurrences were more than `_Parts` keeps, the wildcards are
+        matched a batch at a time, each from a pass of an automaton of its parts only; a batch's parts occur at
+        most `_PART_BUDGET` times a character of text, or it is one wildcard (WILDCARD_MAX_PARTS parts: at most
+        that many times)."""
         counts = parts.counts
         live = [w for w in self._wildcards if all(counts[self._part_of[self._slot_of[p]]] for p in w.parts)]
+        live, unmatched, work = (live, [], 0) if spans else self._within_budget(live, counts, len(lowered))
         non_word: list[Any] = []  # the text's non-word positions, found once for every wildcard
         if live and NOT_WORD_SAME_LETTER in text:  # `\w` is decided on the letters as lowered, not as compared
             non_word.append(non_word_positions(lower_same_length(text, same_letter=False)[0]))
-        wild: dict[str, Iterable[tuple[int, int]]] = {}
+        wild: dict[str, Any] = {}
+        occurs: dict[tuple[str, ...], bool] = {}  # by parts: `*` before or after the first and last changes no match
+        taken: dict[str, Any] = {}  # what `take` made, by key with runs of `*` made one (`a*`, `a**`: the same)
         for wildcards, where in self._batches(lowered, window, live, parts):
-            for wildcard in wildcards:
+            viable: tuple[tuple[str, ...], Any] = ((), None)  # the last parts' viable occurrences (Wildcard.viable)
+            for wildcard in sorted(wildcards, key=lambda w: w.parts) if spans else wildcards:
                 occurrences = [where.starts(int(self._part_of[self._slot_of[part]])) for part in wildcard.parts]
                 if spans:
-                    wild[wildcard.key] = wildcard.spans(lowered, occurrences, non_word)
-                elif wildcard.occurs(lowered, occurrences, non_word):
-                    wild[wildcard.key] = []
-            del wildcards, where  # a batch's occurrences go before the next batch's are gathered
-        return wild
+                    same = collapse_stars(wildcard.key)
+                    if take is not None and same in taken:
+                        wild[wildcard.key] = taken[same]
+                        continue
+                    if viable[0] != wildcard.parts:
+                        viable = ((), None)  # (let go first)
+                        viable = (wildcard.parts, wildcard.viable(lowered, occurrences, non_word))
+                    found = wildcard.spans(lowered, occurrences, non_word, viable[1])
+                    if take is not None:
+                        count = partial(wildcard.count, lowered, occurrences, non_word, viable[1])
+                        found = taken[same] = take(found, count)
+                    wild[wildcard.key] = found
+                    continue
+                if wildcard.parts not in occurs:
+                    occurs[wildcard.parts] = wildcard.occurs(lowered, occurrences, non_word)
+                if occurs[wildcard.parts]:
+                    wild[wildcard.key] = None
+            viable = ((), None)
+            del wildcards, where  # a batch's occurrences (and viable ones) go before the next batch's are gathered
+        return wild, unmatched, work
+
+    def _within_budget(self, live: list[Wildcard], counts: Any, n: int) -> tuple[list[Wildcard], list[str], int]:
+        """The wildcards matched, in order, while the work of matching them adds up to at most the budget
+        (`work_budget`); the keys of those it leaves unmatched, and the work spent. A wildcard's work is the
+        occurrences of its parts, each part as often as the wildcard has it (its matching works through each);
+        nothing for one whose parts an earlier one has (`a*b`, `*a*b*`, `a**b`: whether it occurs is that one's)."""
+        budget, spent = work_budget(n), 0
+        kept: list[Wildcard] = []
+        unmatched: list[str] = []
+        done: set[tuple[str, ...]] = set()
+        for wildcard in live:
+            work = sum(int(counts[self._part_of[self._slot_of[part]]]) for part in wildcard.parts)
+            if wildcard.parts not in done and spent + work > budget:
+                unmatched.append(wildcard.key)
+                continue
+            if wildcard.parts not in done:
+                spent += work
+                done.add(wildcard.parts)
+            kept.append(wildcard)
+        return kept, unmatched, spent
 
     def _batches(
         self, lowered: str, window: int, live: list[Wildcard], parts: _Parts
@@ -532,29 +505,15 @@ def _matches(automaton: Any, lowered: str, start: int, stop: int) -> tuple[Any, 
     return flat[0::2] + (start + 1), flat[1::2]
 
 
-def _wild_spans(text: str, lowered: str, window: int, keys: list[str]) -> dict[str, Iterable[tuple[int, int]]]:
-    """Wildcard keywords' matches in `lowered` (`text` lowered), from a pass of their own (`Scan.offsets`)."""
+def _wild_spans(text: str, lowered: str, window: int, keys: list[str], take: Take | None) -> dict[str, Any]:
+    """Wildcard keywords' matches in `lowered` (`text` lowered), or what `take` makes of each one's, from a pass of
+    their own (core/library/scan.py)."""
     import numpy as np
 
     matcher = KeywordMatcher.of_keys(keys)
     parts = _Parts(matcher._part_of, matcher._part_lengths, _PART_BUDGET * (len(lowered) + 1), len(lowered))
     matcher._pass(lowered, window, np.zeros(0, dtype=bool), parts)
-    return matcher._wild(text, lowered, parts, window, spans=True)
-
-
-def _find_all(lowered: str, key: str) -> Iterator[tuple[int, int]]:
-    """A plain keyword's non-overlapping (start, end) spans in `lowered`: each find from the last match's end."""
-    find, length = lowered.find, len(key)
-    at = find(key)
-    while at != -1:
-        yield at, at + length
-        at = find(key, at + length)
-
-
-def _original(starts: list[int], ends: list[int], back: list[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """Offsets and lengths in the original text, for text whose lowering changed lengths."""
-    offsets = tuple(back[a] for a in starts)
-    return offsets, tuple(back[b - 1] + 1 - a for a, b in zip(offsets, ends, strict=True))
+    return matcher._wild(text, lowered, parts, window, take, spans=True)[0]
 
 
 def breakdown_from_scan(

@@ -19,7 +19,9 @@ automaton's one pass over the text), with numpy arrays rather than a Python step
 
 A keyword of more than WILDCARD_MAX_PARTS literal parts is not matched (`keyword_problem`):
 each part is a pass over the text; nor are a lesson's wildcard keywords beyond its first
-WILDCARD_MAX_PER_LESSON (core/library/salience.py `_counted`).
+WILDCARD_MAX_PER_LESSON (core/library/salience.py `_counted`), nor, in one journal, the wildcards
+past its work budget (`work_budget`: each wildcard's work is its parts' occurrences, whatever
+their number: KeywordMatcher._within_budget).
 """
 
 from __future__ import annotations
@@ -37,6 +39,13 @@ WILDCARD_MAX_PARTS = 4  # literal parts between stars: matching costs a pass ove
 # occurrences in the journal (~0.1 s of CPU over an 8 MB journal of one-letter parts), so 2,000 of them ran for
 # minutes; gptme's own lessons use none.
 WILDCARD_MAX_PER_LESSON = 16
+# The work of matching one journal's wildcard keywords (one scan: a command's lessons, or select's library): the
+# occurrences their parts have, each part counted as often as a wildcard has it (its matching works through each,
+# ~10-16 ns an occurrence), at most WILDCARD_WORK_PER_CHAR a character of journal (and WILDCARD_WORK_FLOOR whatever
+# its length). Past it the next wildcards are not matched (`work_budget`): 64 wildcards of one-letter parts over
+# a MB of `a`s took 22 s. Any four wildcards fit (a part occurs at most once a character).
+WILDCARD_WORK_PER_CHAR = 4 * WILDCARD_MAX_PARTS
+WILDCARD_WORK_FLOOR = 1 << 20
 # Characters of a keyword matched (gptme's own lessons: 53 at most). The salience automaton's pass over a journal
 # costs, at each character, the length of the keyword prefix it ends in (pyahocorasick follows the failure links
 # down to the root for outputs): a keyword of 100 over a journal repeating its start is ~0.4 s per MB.
@@ -80,6 +89,29 @@ def past_cap_reason(beyond: int, over: str = "journal") -> str:
     return (
         f"{beyond} wildcard keyword{'s' if beyond > 1 else ''} past the first {WILDCARD_MAX_PER_LESSON} "
         f"(each a pass over the {over}); ignored"
+    )
+
+
+def work_budget(n: int) -> int:
+    """The most work (occurrences of parts) matching wildcards over a journal of `n` characters is given."""
+    return max(WILDCARD_WORK_FLOOR, WILDCARD_WORK_PER_CHAR * (n + 1))
+
+
+def unmatched_reason(unmatched: int) -> str:
+    """Why `unmatched` wildcard keywords of a lesson were not matched in a journal: one line."""
+    return (
+        f"{unmatched} wildcard keyword{'s' if unmatched > 1 else ''} not matched (counted as missed): matching "
+        "the wildcard keywords of the lessons read with it over this journal would go through more than "
+        f"{WILDCARD_WORK_PER_CHAR} occurrences of their parts a character of it"
+    )
+
+
+def select_unmatched_reason(unmatched: int) -> str:
+    """Why `unmatched` wildcard keywords of the library were not matched over a select's context: one line."""
+    return (
+        f"{unmatched} wildcard keyword{'s' if unmatched > 1 else ''} of the library not matched over this context: "
+        f"matching them would go through more than {WILDCARD_WORK_PER_CHAR} occurrences of their parts a character "
+        "of it (docs/format.md §3)"
     )
 
 
@@ -147,17 +179,20 @@ class Wildcard:
 
     def occurs(self, text: str, occurrences: list[Positions], non_word: list[Any]) -> bool:
         """Whether the keyword matches `text` at all (`spans` without working out each match)."""
-        return bool(len(self._viable(text, occurrences, non_word)[0]))
+        return bool(len(self.viable(text, occurrences, non_word)[0]))
 
-    def spans(self, text: str, occurrences: list[Positions], non_word: list[Any]) -> Iterator[tuple[int, int]]:
+    def spans(
+        self, text: str, occurrences: list[Positions], non_word: list[Any], viable: list[Positions] | None = None
+    ) -> Iterator[tuple[int, int]]:
         """Non-overlapping (start, end) matches in `text` (the lowered journal), left to right, each worked out
         as it is asked for (a count or the first few never hold them all: `a*` over `a a a ...` matches at every
         other character).
 
         `occurrences`: per literal part, the increasing start offsets of all its occurrences
         (overlapping ones too), as the salience automaton finds them.
-        `non_word`: a one-item cache of `non_word_positions(text)` (filled on first need)."""
-        viable_of = self._viable(text, occurrences, non_word)
+        `non_word`: a one-item cache of `non_word_positions(text)` (filled on first need).
+        `viable`: `viable(...)` when already worked out (for a wildcard of the same parts)."""
+        viable_of = self.viable(text, occurrences, non_word) if viable is None else viable
         gaps: Positions = non_word[0]
         n = len(text)
         first = viable_of[0]
@@ -171,8 +206,35 @@ class Wildcard:
             yield max(search_from, int(begins[at - step_at])), stop
             search_from, at = stop, int(following[at - step_at])
 
-    def _viable(self, text: str, occurrences: list[Positions], non_word: list[Any]) -> list[Positions]:
-        """Per part, its viable occurrences: those the rest of the keyword can follow."""
+    def count(
+        self, text: str, occurrences: list[Positions], non_word: list[Any], viable: list[Positions] | None = None
+    ) -> int:
+        """How many matches `spans` gives, without a Python step per match: from each match, the next is the first
+        viable first occurrence at or after its end (`following`); the walk through a step of them is counted by
+        jumps of 1, 2, 4, ... matches, each table made from the last (a step's tables are held at once)."""
+        viable_of = self.viable(text, occurrences, non_word) if viable is None else viable
+        gaps: Positions = non_word[0]
+        first = viable_of[0]
+        total, at = 0, 0
+        while at < len(first):  # `at`: a match's first occurrence; the step is the candidates from it on
+            size = min(_STEP, len(first) - at)
+            end = self._ends(gaps, len(text), viable_of, first[at : at + size])[1]
+            jumps = [np.searchsorted(first, end.astype(first.dtype, copy=False)) - at]  # >= size: out of the step
+            while (1 << len(jumps)) < size:
+                last = jumps[-1]
+                jumps.append(np.where(last < size, last[np.minimum(last, size - 1)], last))
+            here = 0
+            for k in range(len(jumps) - 1, -1, -1):  # the furthest match within the step, by halving jumps
+                if jumps[k][here] < size:
+                    here = int(jumps[k][here])
+                    total += 1 << k
+            total += 1  # that match; the next is past the step
+            at += int(jumps[0][here])
+        return total
+
+    def viable(self, text: str, occurrences: list[Positions], non_word: list[Any]) -> list[Positions]:
+        """Per part, its viable occurrences: those the rest of the keyword can follow (the same for every wildcard
+        of the same parts: `*` before the first or after the last changes only where a match begins or ends)."""
         if not non_word:
             non_word.append(non_word_positions(text))
         gaps: Positions = non_word[0]

@@ -95,6 +95,7 @@ class Writing(GptmeFiles):
             coins=lambda sid: attribution.session_coins(self.root, self.library(), sid),
         )
         selection = drawn.selection
+        self.warnings.extend(selection.notes)
         if log:
             earlier = self._reader.index.latest_selection(selection.session_id)
             # (its coins as the dropout log held them under the lock: another select's trial may be logged since)

@@ -209,6 +209,17 @@ def test_snippet_contains_the_keyword() -> None:
     assert len(piece) <= 2 * 40 + 5 + 2
 
 
+def test_a_long_matchs_snippet_shows_its_ends() -> None:
+    # `a*b` matches the whole 1,000,002-character word: explain's line held all of it. Now nothing before (it starts
+    # the text), the match's first 40 and last 40 characters with `…` between, 40 after and `…`: 40+1+40+40+1 = 122.
+    text = "a" * 1_000_000 + "xb" + " then" + "\n" + "z" * 100
+    (hit,) = breakdown(text, ["a*b"]).keywords
+    assert hit.spans() == [(0, 1_000_002)]
+    piece = snippet(text, 0, 1_000_002)
+    assert piece == "a" * 40 + "…" + "a" * 38 + "xb" + " then " + "z" * 34 + "…" and len(piece) == 122
+    assert snippet("one quote", 4, 9) == "one quote"  # a short one: as before
+
+
 def test_snippet_is_one_line() -> None:
     text = "first line\nsecond quote line\r\nthird"
     start = text.index("quote")

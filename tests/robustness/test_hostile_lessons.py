@@ -6,6 +6,7 @@ Each is one lint line (`lesson-parts-ignored`), and the rest of the lesson keeps
 
 from __future__ import annotations
 
+import json
 import tracemalloc
 from pathlib import Path
 from typing import Any
@@ -186,3 +187,79 @@ def test_patterns_past_a_lessons_first_16_are_not_tried_and_are_said(tmp_path: P
     assert [lesson.id for lesson in candidates(load_library(tmp_path).lessons, "a late note")] == [
         "p.md"
     ]  # the first pattern matches: tried
+
+
+def test_record_and_explain_say_which_wildcards_the_work_budget_left_unmatched(tmp_path: Path) -> None:
+    """64 wildcards of one-letter parts over a MB of `a`s took 23 s in one `record` (review). A journal's wildcards
+    are matched while their parts' occurrences add up to at most 16 a character (core/library/wildcard.py); the
+    rest are counted as missed, and record and explain say how many of each lesson's, in one line."""
+    # 200,000 `a`s, then "ab\n": budget 16 x 200,004 = 3,200,064 (the floor is 1,048,576). `a` occurs 200,001 times,
+    # `aa` 200,000. a*a*a*a works through 800,004 occurrences, *a*a*a*a* has its parts (nothing more), aa*a*a*a,
+    # a*aa*a*a and a*a*aa*a 800,003 each (3,200,013 in all); a*a*a*aa and aa*aa*a*a would pass it: not matched.
+    keywords = ["a*a*a*a", "*a*a*a*a*", "aa*a*a*a", "a*aa*a*a", "a*a*aa*a", "a*a*a*aa", "aa*aa*a*a", "alpha"]
+    ws = make_ws(tmp_path, {"w.md": lesson_with(keywords, [])})
+    (ws / "j.md").write_text("a" * 200_000 + "ab\n")
+    done = run_process("record", "--session-id", "s1", "--journal", "j.md", "--lessons", "w.md", cwd=ws)
+    assert done.returncode == 0, done.stderr[-2000:]
+    note = (
+        "  note: 2 wildcard keywords not matched (counted as missed): matching the wildcard keywords of the lessons "
+        "read with it over this journal would go through more than 16 occurrences of their parts a character of it"
+    )
+    assert note in done.stdout.splitlines(), done.stdout[-2000:]
+    assert "w.md: salience 0.625" in done.stdout  # 5 hit of 8 counted
+    done = run_process("explain", "s1", "--json", cwd=ws)
+    listed = {k["keyword"]: k for k in json.loads(done.stdout)["lessons"][0]["keywords"]}
+    assert [k for k, v in listed.items() if v.get("unmatched")] == ["a*a*a*aa", "aa*aa*a*a"]
+    assert listed["a*a*a*a"]["count"] == 1 and listed["a*a*aa*a"]["offsets"] == [0]
+    assert not listed["aa*aa*a*a"]["hit"] and listed["aa*aa*a*a"]["count"] == 0
+    done = run_process("explain", "s1", cwd=ws)
+    assert note in done.stdout.splitlines() and "  miss  'aa*aa*a*a' (not matched)" in done.stdout.splitlines()
+
+
+def test_a_select_tries_at_most_128_of_the_librarys_patterns_and_says_so(tmp_path: Path) -> None:
+    """A lesson's 16 patterns may each take 0.05 s of a select before counting as no match: 100 such lessons could
+    take 80 s. A select tries at most PATTERN_MAX_PER_SELECT (128) of the library's patterns, in its order, each counted
+    whether or not it runs to its end (which ones time out depends on the load); past it, lessons are candidates by
+    their keywords only, and select says how many lessons' patterns were not tried."""
+    from lesson_credit.core.bandit import select as select_module
+    from lesson_credit.core.library.lessons import Lesson
+
+    # 20 lessons of 16 patterns that never match; l00 and l10 have the keyword `hit` (their patterns are not
+    # tried). By hand: l01..l08 take the 128 tries (8 x 16); l09 and l11..l19 are not tried: 10 lessons.
+    lessons = [
+        Lesson(
+            f"l{i:02d}.md",
+            "L",
+            "c",
+            "active",
+            "",
+            ("hit" if i % 10 == 0 else "zzz",),
+            tuple(f"nope{j}" for j in range(16)),
+        )
+        for i in range(20)
+    ]
+    tried: list[str] = []
+
+    def counted(pattern: str, context: str, timeout: float = 0.05) -> bool:
+        tried.append(pattern)
+        return False
+
+    notes: list[str] = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(select_module, "pattern_matches", counted)
+        kept, _ = select_module.split_candidates(lessons, "a hit", None, notes)
+    assert [lesson.id for lesson in kept] == ["l00.md", "l10.md"]
+    assert len(tried) == 128
+    assert notes == [
+        "the patterns of 10 lessons were not tried (or not all): a select tries at most 128 of the library's "
+        "patterns, in its order (each up to 0.05 s)"
+    ]
+    # the CLI says it on stderr, in one line
+    body = "".join(f"\n    - 'nope{j}'" for j in range(16))
+    ws = make_ws(
+        tmp_path, {f"l{i:02d}.md": f"---\nmatch:\n  keywords: [zzz]\n  patterns:{body}\n---\n# L\n" for i in range(9)}
+    )
+    (ws / "ctx.txt").write_text("a context")
+    done = run_process("select", "--context", "ctx.txt", "--dry-run", cwd=ws)  # 9 x 16 = 144: l08 not tried
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "the patterns of 1 lesson were not tried (or not all)" in done.stderr

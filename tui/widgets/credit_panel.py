@@ -60,7 +60,9 @@ def credit_story(credit: LessonCredit, settings: CreditSettings, base: float | N
     )
     if breakdown is not None:
         hits = [f"{one_line(k.keyword)} ×{k.count}" for k in breakdown.keywords if k.hit]
-        misses = [one_line(k.keyword) for k in breakdown.keywords if not k.hit]
+        misses = [
+            one_line(k.keyword) + (" (not matched)" if k.unmatched else "") for k in breakdown.keywords if not k.hit
+        ]
         out.append("hit: ", style="bold")
         out.append(", ".join(hits) or "none")
         out.append(" · " if compact else "\n", style="dim")
