@@ -35,6 +35,8 @@ if TYPE_CHECKING:  # imported where used: the analysis and the joint fit are not
     pass
 
 
+# what becomes of the state file after a command that logs gptme's update without rewriting it (a `select`)
+LEFT_TILL_REWRITTEN = "the file is left as it is until a write or `status` rewrites it from the log"
 STATE_ATTEMPTS = 3  # rewrites of bandit-state.json tried while another tool keeps saving it meanwhile
 
 
@@ -288,16 +290,17 @@ class StateFile(WrittenCopies):
         if self.log_missing() is not None:
             return ()
         try:
-            return self._log_foreign_update(locked)[1]
+            return self._log_foreign_update(locked, rewrites=False)[1]
         except interop.StateKept as exc:  # (the next write that rewrites the file says it again)
             return (str(exc),)
         except StoreError as exc:  # (the lock not had in time): the next write logs it
             return (f"{self.state_path.name}: another tool's update is not logged now ({exc})",)
 
-    def _log_foreign_update(self, locked: bool) -> tuple[bool, tuple[str, ...]]:
+    def _log_foreign_update(self, locked: bool, rewrites: bool = True) -> tuple[bool, tuple[str, ...]]:
         """When the state file was changed by another tool since we wrote it, log that tool's increments
         (`foreign_update`): (True when the file's evidence is in the log now, the warning that says they
-        were logged). StateKept when they cannot be known."""
+        were logged, and what becomes of the file: rewritten from the log by this command, or, not `rewrites`, left
+        as it is for a later one). StateKept when they cannot be known."""
         update = self.foreign_update(interop.read_state(self.state_path))
         if update is None:
             return False, ()
@@ -322,7 +325,9 @@ class StateFile(WrittenCopies):
                     self._keep_written(existing)  # (the event's `seen` says so too: the copy for a workspace moved)
         added, sessions = update
         name = f"{self.state_path} was updated by another tool (gptme's bandit) since lesson-credit wrote it"
-        left_out = f"its update of {past_cap_said(past)} is not logged, and is left out of the file" if past else ""
+        out = "is left out of the file" if rewrites else "a write or `status` leaves it out of the file"
+        left_out = f"its update of {past_cap_said(past)} is not logged, and {out}" if past else ""
+        then = "the file follows the log again" if rewrites else LEFT_TILL_REWRITTEN
         if not added and not sessions:  # only its stamp changed (or a file of ours saved as it was)
             return True, (f"{name}: {left_out}",) if past else ()
         if not added:
@@ -334,7 +339,7 @@ class StateFile(WrittenCopies):
             most = max(counts[2] for counts in added.values())
             logged = (
                 f"its increments to {counted(len(added), 'arm')} (up to {counted(most, 'selection')} each) are "
-                f"logged as an increments event from {foreign.GPTME_BANDIT}, and the file follows the log again"
+                f"logged as an increments event from {foreign.GPTME_BANDIT}, and {then}"
             )
         return True, (f"{name}: {logged}{f'; {left_out}' if past else ''}",)
 

@@ -236,3 +236,26 @@ def test_a_command_compares_each_arm_of_gptmes_update_once(
     assert code == 0, err
     assert logged_events(ws)[-1]["arms"] == {"tools/a.md": {"alpha": 1.0, "beta": 0.0, "n": 1, "rewards": 1}}
     assert compared == [arms_in_file], compared
+
+
+def test_a_select_logging_an_update_past_the_cap_says_the_file_is_left_as_it_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A select logs gptme's update but does not rewrite the file: the lesson past the cap is still there, and the
+    next write or `status` leaves it out (before, the select said the file followed the log again without it)."""
+    ws = at_the_cap(tmp_path, capsys)
+    own = ws / STATE_REL
+    gptme_session(own, {"lessons/tools/a.md": 1, "lessons/tools/d.md": 1})
+    (ws / "context.txt").write_text("alpha beta", encoding="utf-8")
+    argv = ["select", "-w", str(ws), "--context", str(ws / "context.txt"), "--k", "1", "--seed", "3", "--json"]
+    code, out, err = run(capsys, *argv)
+    assert code == 0, err
+    assert [w for w in json.loads(out)["warnings"] if "tools/d.md" in w] == [
+        f"{own} was updated by another tool (gptme's bandit) since lesson-credit wrote it: its increments to 1 arm "
+        "(up to 1 selection each) are logged as an increments event from gptme-bandit, and the file is left as it is "
+        "until a write or `status` rewrites it from the log; its update of tools/d.md past the 3 lessons a log names "
+        "is not logged, and a write or `status` leaves it out of the file"
+    ]
+    assert "lessons/tools/d.md" in json.loads(own.read_text())["arms"]  # left as it is
+    assert run(capsys, "status", "-w", str(ws), "--json")[0] == 0
+    assert "lessons/tools/d.md" not in json.loads(own.read_text())["arms"]
