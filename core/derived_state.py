@@ -21,6 +21,7 @@ from lesson_credit.core.bandit.interop import (
     SOURCE_KEY,
     StateKept,
     disagreement,
+    read_state,
     written_by_us,
 )
 from lesson_credit.core.base.files import StoreUnavailable
@@ -68,14 +69,18 @@ def check_state(ws: Workspace) -> StateCheck | None:
         return None
     except (OSError, UnsafeFile) as exc:
         return StateCheck(f"{path.name} cannot be read ({exc})", False)
-    try:
-        state = decode_json(raw, path.name)
+    try:  # (the bytes another read of this command decoded: not again, `read_state`; else the error to say)
+        state = read_state(path, raw) or decode_json(raw, path.name)
     except JsonError as exc:
         if saving.saving_now(seen := saving.settled(path)):  # (not damaged: gptme's bandit saving it, half-way)
             return StateCheck(saving.saving_said(Path(path.name), seen, SAVING_THEN), False)
         return StateCheck(str(exc), False)
     if not isinstance(state, dict):
         return StateCheck(f"{path.name} has no 'arms' object", False)
+    try:
+        ws.refuse_too_many(state)  # (before any work on its arms, the hash of the whole file first)
+    except StateKept as exc:
+        return StateCheck(str(exc), True)
     ours = bool(state) and written_by_us(state)
     if ours and state.get(SOURCE_KEY) != ws.state_source():
         return None  # folded from the workspace's other store by its last write: that one's to repair

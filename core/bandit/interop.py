@@ -340,7 +340,7 @@ def disagreement(
     logged = set(named)
     if set(arms) != logged:
         extra, missing = sorted(set(arms) - logged), sorted(logged - set(arms))
-        which = f"lacks {missing[0]}" if missing else f"has {extra[0]}, which the log does not"
+        which = f"lacks {missing[0]}" if missing else _extra_key(arms, extra, post.arm_ids, named)
         return f"{name} disagrees with the log: it {which}"
     if _numbers_agree(arms, named, post):
         columns: Iterable[tuple[str, float, float, int]] = ()  # nothing to say about any arm
@@ -359,6 +359,18 @@ def disagreement(
         shown = f"total_sessions {shown_number(stored)}, {post.total_sessions} counted in the log"
         return f"{name} disagrees with the log: {shown}"
     return None
+
+
+def _extra_key(arms: dict[str, Any], extra: list[str], arm_ids: Sequence[str], named: Sequence[str]) -> str:
+    """What a state file's keys beyond the log's (`extra`, sorted) are: the first naming no lesson of the log, or
+    else the log's id of a lesson the file also names by gptme's key (`named`: the key each arm of `arm_ids` is
+    written under, gptme's when its bandit made its own), which alone is kept."""
+    beside = {arm: key for arm, key in zip(arm_ids, named, strict=True) if arm != key and key in arms}
+    strange = next((key for key in extra if key not in beside), None)
+    if strange is not None:
+        return f"has {strange}, which the log does not"
+    key = beside[extra[0]]
+    return f"has {extra[0]} beside the key gptme looks that lesson up by, {key}, the one the log's numbers go under"
 
 
 def _numbers_agree(arms: dict[str, Any], named: Sequence[str], post: Posterior) -> bool:

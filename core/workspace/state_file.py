@@ -24,6 +24,7 @@ from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.base.files import LockHeld, StoredUnread, reading_back
 from lesson_credit.core.base.ids import normalize_id, one_form
 from lesson_credit.core.base.numbers import counted
+from lesson_credit.core.log import arm_names
 from lesson_credit.core.log.arm_names import past_cap_said
 from lesson_credit.core.log.events import GRADE, SESSION, encode
 from lesson_credit.core.log.store import StoreError
@@ -34,6 +35,8 @@ if TYPE_CHECKING:  # imported where used: the analysis and the joint fit are not
     pass
 
 
+# what becomes of the state file after a command that logs gptme's update without rewriting it (a `select`)
+LEFT_TILL_REWRITTEN = "the file is left as it is until a write or `status` rewrites it from the log"
 STATE_ATTEMPTS = 3  # rewrites of bandit-state.json tried while another tool keeps saving it meanwhile
 
 
@@ -189,6 +192,9 @@ class StateFile(WrittenCopies):
         """Per lesson id, what another tool added to the parsed state file `state` since we wrote the file
         it grew from (`written`; default: its copy, or the log's arms told apart, `_written`), and the sessions
         it counted meanwhile; InteropError (why) when that cannot be known."""
+        memo = self._update_memo
+        if written is None and memo is not None and memo[0] is state and memo[1] == self._log_at():
+            return memo[2]  # (each arm compared once a command: a check, its repeat under the lock, the write)
         found = written or self._written_or_why(state)
         if isinstance(found, CopyUntold):
             raise interop.InteropError(found)
@@ -199,18 +205,57 @@ class StateFile(WrittenCopies):
             raise interop.InteropError(f"no copy of the file lesson-credit wrote that it grew from{named}{why}")
         mapper = interop.ArmMapper((lesson.id for lesson in self.library().lessons), self.library().roots)
         by_id: dict[str, foreign.Counts] = {}
+        lessons: dict[str, str] = {}  # each key changed: its lesson
         pruned = written is None  # (the own file: an arm gptme's prune dropped loses nothing)
         for key, (a, b, n, r) in foreign.increments(state, found.arms, pruned).items():  # two keys of a lesson: both
             was = by_id.get(lesson_id := mapper.map(key)[0], (0.0, 0.0, 0, 0))
-            by_id[lesson_id] = (was[0] + a, was[1] + b, was[2] + n, was[3] + r)
-        return by_id, foreign.sessions_added(state, found)
+            by_id[lesson_id], lessons[key] = (was[0] + a, was[1] + b, was[2] + n, was[3] + r), lesson_id
+        result = by_id, foreign.sessions_added(state, found)
+        if written is None:
+            self._update_memo = (state, self._log_at(), result, lessons)
+        return result
+
+    def _log_at(self) -> tuple[int, int]:
+        """Where the log read so far is (what `foreign_increments` of the own file depends on besides the file and
+        the copies: `_keep_written` forgets it)."""
+        return self.version, self._reader.index.end
+
+    def _changed_keys(self, state: dict[str, Any]) -> dict[str, str]:
+        """The keys of the own state file `state` another tool changed, each with its lesson (`foreign_increments`,
+        compared once)."""
+        memo = self._update_memo
+        if memo is None or memo[0] is not state or memo[1] != self._log_at():
+            self.foreign_increments(state)
+            memo = self._update_memo
+        assert memo is not None
+        return memo[3]
+
+    def refuse_too_many(self, state: dict[str, Any]) -> None:
+        """StateKept when the state file `state`, not as we wrote it, has more arms beyond the log's than a log names
+        lessons (arm_names.MAX_LOG_LESSONS): no update of gptme's bandit (a session adds the few lessons it drew),
+        and each arm would cost every command its work (1,500,000 arms: 243 s and 2.86 GB), so it is refused before
+        any is read. gptme's save drops our stamp: a file without it is not ours, told without hashing it."""
+        arms = state.get("arms")
+        if not isinstance(arms, dict) or len(arms) <= arm_names.MAX_LOG_LESSONS:  # (no fold needed to tell)
+            return
+        if (more := len(arms) - (logged := len(self.posterior().arm_ids))) <= arm_names.MAX_LOG_LESSONS:
+            return
+        if interop.STAMP_KEY not in state or not interop.written_by_us(state):
+            raise interop.StateKept(
+                f"{self.state_path} has {len(arms):,} arms, {more:,} more than the {logged:,} of the log: more than "
+                f"the {arm_names.MAX_LOG_LESSONS:,} lessons a log names, so no update of gptme's bandit; left as it "
+                "is, nothing logged (delete it, and the next write writes it from the log)"
+            )
 
     def foreign_update(self, state: dict[str, Any]) -> tuple[dict[str, foreign.Counts], int] | None:
         """What another tool (gptme's bandit) added to the state file `state` over the file of ours it
         grew from (`foreign_increments`), or None: the file is ours as we wrote it, empty, or agrees with
         the log with nothing to tell its update by. interop.StateKept (why) when the file disagrees with
         the log and its update cannot be known (no copy of the file it grew from, a number down)."""
-        if not state or interop.written_by_us(state):
+        if not state:
+            return None
+        self.refuse_too_many(state)  # (before the hash of the whole file: `written_by_us`)
+        if interop.written_by_us(state):
             return None
         try:
             return self.foreign_increments(state)
@@ -247,16 +292,17 @@ class StateFile(WrittenCopies):
         if self.log_missing() is not None:
             return ()
         try:
-            return self._log_foreign_update(locked)[1]
+            return self._log_foreign_update(locked, rewrites=False)[1]
         except interop.StateKept as exc:  # (the next write that rewrites the file says it again)
             return (str(exc),)
         except StoreError as exc:  # (the lock not had in time): the next write logs it
             return (f"{self.state_path.name}: another tool's update is not logged now ({exc})",)
 
-    def _log_foreign_update(self, locked: bool) -> tuple[bool, tuple[str, ...]]:
+    def _log_foreign_update(self, locked: bool, rewrites: bool = True) -> tuple[bool, tuple[str, ...]]:
         """When the state file was changed by another tool since we wrote it, log that tool's increments
         (`foreign_update`): (True when the file's evidence is in the log now, the warning that says they
-        were logged). StateKept when they cannot be known."""
+        were logged, and what becomes of the file: rewritten from the log by this command, or, not `rewrites`, left
+        as it is for a later one). StateKept when they cannot be known."""
         update = self.foreign_update(interop.read_state(self.state_path))
         if update is None:
             return False, ()
@@ -271,7 +317,9 @@ class StateFile(WrittenCopies):
                     return False, ()
                 added, past = self.within_cap(update[0])  # (an event naming them: a bad line every reader skips)
                 if (update := (added, update[1])) != ({}, 0):
-                    event = foreign.increments_event(update[0], self.now_iso(), update[1], seen=self._seen(existing))
+                    keys = [key for key, lesson_id in self._changed_keys(existing).items() if lesson_id in added]
+                    seen = self._seen(existing, keys)  # (a key past the cap: not logged, no base to keep)
+                    event = foreign.increments_event(update[0], self.now_iso(), update[1], seen=seen)
                     self._reader.own_append(lambda: self.log.append(encode(event)))
                     self._say_torn()
                     self.refresh()
@@ -279,7 +327,9 @@ class StateFile(WrittenCopies):
                     self._keep_written(existing)  # (the event's `seen` says so too: the copy for a workspace moved)
         added, sessions = update
         name = f"{self.state_path} was updated by another tool (gptme's bandit) since lesson-credit wrote it"
-        left_out = f"its update of {past_cap_said(past)} is not logged, and is left out of the file" if past else ""
+        out = "is left out of the file" if rewrites else "a write or `status` leaves it out of the file"
+        left_out = f"its update of {past_cap_said(past)} is not logged, and {out}" if past else ""
+        then = "the file follows the log again" if rewrites else LEFT_TILL_REWRITTEN
         if not added and not sessions:  # only its stamp changed (or a file of ours saved as it was)
             return True, (f"{name}: {left_out}",) if past else ()
         if not added:
@@ -291,23 +341,36 @@ class StateFile(WrittenCopies):
             most = max(counts[2] for counts in added.values())
             logged = (
                 f"its increments to {counted(len(added), 'arm')} (up to {counted(most, 'selection')} each) are "
-                f"logged as an increments event from {foreign.GPTME_BANDIT}, and the file follows the log again"
+                f"logged as an increments event from {foreign.GPTME_BANDIT}, and {then}"
             )
         return True, (f"{name}: {logged}{f'; {left_out}' if past else ''}",)
 
     def within_cap(self, added: dict[str, foreign.Counts]) -> tuple[dict[str, foreign.Counts], list[str]]:
         """Of another tool's increments `added` (by lesson id), those the log can take, and the lessons past the
         distinct lessons a log may name (`past_cap`, each id as the reader reads it), left out."""
+        if (memo := self._cap_memo) is not None and memo[0] is added and memo[1] == self._log_at():
+            return memo[2]  # (the update `foreign_increments` found once: said by the check, then logged)
         ids = {lesson_id: normalize_id(lesson_id) for lesson_id in added}
         if not (past := self._reader.index.past_cap(ids.values())):
-            return added, []
-        out = {one_form(lesson_id) for lesson_id in past}
-        return {lesson_id: counts for lesson_id, counts in added.items() if one_form(ids[lesson_id]) not in out}, past
+            result: tuple[dict[str, foreign.Counts], list[str]] = added, []
+        else:
+            out = {one_form(lesson_id) for lesson_id in past}
+            kept = {lesson_id: counts for lesson_id, counts in added.items() if one_form(ids[lesson_id]) not in out}
+            result = kept, past
+        self._cap_memo = (added, self._log_at(), result)
+        return result
 
     def state_keys(self, existing: dict[str, Any]) -> tuple[str, ...]:
         """Each arm's key in the state file: the key the file as it is names it by, when one key does (gptme's bandit
         looks an arm up by the key it wrote: `lessons/tools/x.md`, an absolute path); else its library id, or its
         lesson's absolute path when the file names arms so (gptme's Claude Code hook looks them up by path)."""
+        if (memo := self._keys_memo) is not None and memo[0] is existing and memo[1] == self._log_at():
+            return memo[2]  # (the file's keys mapped once a command: checked, then rewritten)
+        keys = self._state_keys(existing)
+        self._keys_memo = (existing, self._log_at(), keys)
+        return keys
+
+    def _state_keys(self, existing: dict[str, Any]) -> tuple[str, ...]:
         arm_ids = self.posterior().arm_ids
         if interop.absolute_keys(existing):
             paths = {lesson.id: lesson.path for lesson in self.library().lessons}

@@ -36,6 +36,15 @@ class CopyUntold(str):
 class WrittenCopies(Analysis):
     """The copies of the state files we wrote (a cache: best effort, none with the caches off)."""
 
+    # each arm of a file gptme's bandit updated is looked at once a command (a check, again under the lock, then the
+    # write: before, five times over, 100,000 new arms 26 s): the last own file's update compared (state_file.py
+    # `foreign_increments`: the file, where the log was, what it added and each key changed with its lesson), its
+    # keys (`state_keys`) and the update's lessons within the cap (`within_cap`); a copy kept forgets them
+    _update_memo: tuple[dict[str, Any], tuple[int, int], tuple[dict[str, foreign.Counts], int], dict[str, str]] | None
+    _update_memo = None
+    _keys_memo: tuple[dict[str, Any], tuple[int, int], tuple[str, ...]] | None = None
+    _cap_memo: tuple[dict[str, Any], tuple[int, int], tuple[dict[str, Any], list[str]]] | None = None
+
     def _copies(self) -> Path:
         """Where the copies of the files we wrote are kept, one per `created` (`_copy_path`)."""
         return self.state_dir / ".cache" / "bandit-state-copies"
@@ -66,6 +75,7 @@ class WrittenCopies(Analysis):
         the file, so that a crash between the two never leaves the file without its copy), best effort:
         without it, another tool's update of the file is kept as it is, not logged. The newest
         COPIES_KEPT are kept: gptme's save of a file it loaded that many of our rewrites ago is known."""
+        self._update_memo = self._keys_memo = self._cap_memo = None  # (what the file grew from changes)
         created = payload.get("created")
         if not isinstance(created, str) or self._copies_linked():  # (not a file of ours: nothing looks it up)
             return
@@ -240,14 +250,13 @@ class WrittenCopies(Analysis):
         copy = self._copy(self._copy_path(created))
         return copy.records if copy is not None and copy.created == created else None
 
-    def _seen(self, state: dict[str, Any]) -> FileNumbers | None:
+    def _seen(self, state: dict[str, Any], changed: list[str]) -> FileNumbers | None:
         """What an increments event logged from the state file `state` says it saw there (`_saved` reads
-        it back): the numbers of the keys another tool changed, its `created` and total_sessions. None:
-        a file without a `created` (nothing to know it again by)."""
-        created, written = state.get("created"), self._written(state)
-        if not isinstance(created, str) or written is None:
+        it back): the numbers of the keys another tool changed that it logs (`changed`), its `created` and
+        total_sessions. None: a file without a `created` (nothing to know it again by)."""
+        created = state.get("created")
+        if not isinstance(created, str):
             return None
-        changed = foreign.increments(state, written.arms, pruned=True)  # (the own file)
         counts, stamps = foreign.file_counts(state, changed), foreign.file_stamps(state, changed)
         return FileNumbers(str(self.state_path), created, counts, interop.file_sessions(state), stamps)
 

@@ -153,3 +153,111 @@ def test_import_of_another_file_past_the_cap_names_the_file_and_the_first_lesson
     assert err == (
         f"lesson-credit: {other} names tools/e.md (and 1 more lesson) past the 3 lessons a log names; nothing written\n"
     ), err  # before: neither the file nor a lesson named
+
+
+def logged_events(ws: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (log_bytes(ws) or b"").decode().splitlines() if line.strip()]
+
+
+def test_the_seen_of_an_update_past_the_cap_holds_only_the_keys_logged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The increments event's `seen` is the base of gptme's next save of the file (docs/format.md §5.5): a key whose
+    lesson is past the cap is not logged, so it has no base to keep (before, every key gptme changed was there: a
+    file of 1,500,000 new arms made a 90 MB line every command reads again)."""
+    ws = at_the_cap(tmp_path, capsys)
+    own = ws / STATE_REL
+    gptme_session(own, {"lessons/tools/a.md": 1, "lessons/tools/d.md": 1, "lessons/tools/e.md": 0})
+    created = json.loads(own.read_text())["created"]
+    code, _, err = run(capsys, "status", "-w", str(ws), "--json")
+    assert code == 0, err
+    event = logged_events(ws)[-1]
+    assert event["increments"] is True
+    # a: (4, 1) n 3 less (3, 1) n 2; d and e past the cap
+    assert event["arms"] == {"tools/a.md": {"alpha": 1.0, "beta": 0.0, "n": 1, "rewards": 1}}
+    # a as the file has it: (3, 1) n 2 rewards 2 + one full reward, with gptme's stamp of it (what a copy's import is
+    # told by); d and e (past the cap) not there
+    stamp = json.loads(own.read_text())["arms"]["lessons/tools/a.md"]["last_updated"]
+    assert event["seen"] == {
+        "path": str(own),
+        "created": created,
+        "arms": {"lessons/tools/a.md": {"alpha": 4.0, "beta": 1.0, "n": 3, "rewards": 3, "stamp": stamp}},
+        "sessions": 4,
+    }
+
+
+def test_an_update_of_more_new_arms_than_a_log_names_is_left_as_it_is_and_nothing_logged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """gptme's bandit never adds more arms in an update than a log can name lessons: such a file is refused before
+    any work per arm (before, a file of 1,500,000 new arms took 243 s and 2.86 GB, logging 100,000 of them)."""
+    ws = at_the_cap(tmp_path, capsys)
+    own = ws / STATE_REL
+    # the log's arms: a, b and café (3, all written; the library's d and e have none); 4 new keys: more than the cap's 3
+    gptme_session(own, {"lessons/tools/a.md": 1, **{f"x/{i}.md": 1 for i in range(4)}})
+    file_before, log_before = own.read_bytes(), log_bytes(ws)
+    code, out, err = run(capsys, "status", "-w", str(ws), "--json")
+    assert code == 0, err
+    said = [w for w in json.loads(out)["warnings"] if "bandit-state.json" in w]
+    assert said == [
+        f"{own} has 7 arms, 4 more than the 3 of the log: more than the 3 lessons a log names, so no update of "
+        "gptme's bandit; left as it is, nothing logged (delete it, and the next write writes it from the log)"
+    ], said
+    assert (own.read_bytes(), log_bytes(ws)) == (file_before, log_before)
+    code, out, err = run(capsys, "lint", "-w", str(ws))
+    assert out.count("4 more than the 3 of the log") == 1, out
+    # 3 new keys (not more than the cap): taken up as before (a's increment logged, the new lessons past the cap)
+    gptme_session_fresh = json.loads(file_before)
+    for i in range(3, 4):
+        del gptme_session_fresh["arms"][f"x/{i}.md"]
+    own.write_text(json.dumps(gptme_session_fresh), encoding="utf-8")
+    code, out, err = run(capsys, "status", "-w", str(ws), "--json")
+    assert code == 0 and log_bytes(ws) != log_before, err
+
+
+def test_a_command_compares_each_arm_of_gptmes_update_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`status` on a file gptme's bandit updated: each arm compared with the file it grew from once (before: 5 times
+    over, checked twice, then logged and its `seen` taken, about 150 µs per arm each time)."""
+    from lesson_credit.core.bandit import increments as foreign
+
+    ws = at_the_cap(tmp_path, capsys)
+    own = ws / STATE_REL
+    gptme_session(own, {"lessons/tools/a.md": 1, "lessons/tools/d.md": 1})
+    arms_in_file = len(json.loads(own.read_text())["arms"])  # a, b, café, d: 4
+    compared: list[int] = []
+    real = foreign.increments
+
+    def counting(state: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        compared.append(len(state["arms"]))
+        return real(state, *args, **kwargs)
+
+    monkeypatch.setattr(foreign, "increments", counting)
+    code, _, err = run(capsys, "status", "-w", str(ws), "--json")
+    assert code == 0, err
+    assert logged_events(ws)[-1]["arms"] == {"tools/a.md": {"alpha": 1.0, "beta": 0.0, "n": 1, "rewards": 1}}
+    assert compared == [arms_in_file], compared
+
+
+def test_a_select_logging_an_update_past_the_cap_says_the_file_is_left_as_it_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A select logs gptme's update but does not rewrite the file: the lesson past the cap is still there, and the
+    next write or `status` leaves it out (before, the select said the file followed the log again without it)."""
+    ws = at_the_cap(tmp_path, capsys)
+    own = ws / STATE_REL
+    gptme_session(own, {"lessons/tools/a.md": 1, "lessons/tools/d.md": 1})
+    (ws / "context.txt").write_text("alpha beta", encoding="utf-8")
+    argv = ["select", "-w", str(ws), "--context", str(ws / "context.txt"), "--k", "1", "--seed", "3", "--json"]
+    code, out, err = run(capsys, *argv)
+    assert code == 0, err
+    assert [w for w in json.loads(out)["warnings"] if "tools/d.md" in w] == [
+        f"{own} was updated by another tool (gptme's bandit) since lesson-credit wrote it: its increments to 1 arm "
+        "(up to 1 selection each) are logged as an increments event from gptme-bandit, and the file is left as it is "
+        "until a write or `status` rewrites it from the log; its update of tools/d.md past the 3 lessons a log names "
+        "is not logged, and a write or `status` leaves it out of the file"
+    ]
+    assert "lessons/tools/d.md" in json.loads(own.read_text())["arms"]  # left as it is
+    assert run(capsys, "status", "-w", str(ws), "--json")[0] == 0
+    assert "lessons/tools/d.md" not in json.loads(own.read_text())["arms"]
