@@ -28,6 +28,7 @@ from lesson_credit.core.library.salience import (
     KeywordHit,
     SalienceBreakdown,
     ignored_wildcards,
+    keyword_json,
     listed_offsets,
     salience_breakdowns,
     wildcards_beyond,
@@ -236,11 +237,7 @@ class LessonCredit(Struct, frozen=True):
 
     def as_json(self) -> dict[str, Any]:
         hits = self.breakdown.keywords if self.breakdown is not None else ()
-        keywords = [
-            {"keyword": k.keyword, "hit": k.hit, "count": k.count, "offsets": listed_offsets(k)}
-            | ({"unmatched": True} if k.unmatched else {})  # not matched: the scan's work budget spent (a miss)
-            for k in hits
-        ]
+        keywords = [keyword_json(k) for k in hits]
         return {
             "path": self.path,
             "salience": self.salience,

@@ -65,6 +65,7 @@ def explanation_text(exp: Explanation, width: int | None = None, keywords: bool 
         if not c.breakdown.keywords:
             out.append("  no counted keywords: salience 0.5 by definition")
         out += [_hit_line("hit  ", k, text) if k.hit else _miss_line(k) for k in c.breakdown.keywords]
+        out += _uncounted_line(c.breakdown.keywords)
         out += _ignored_lines(c, text)
     if len(exp.grades) > 1:
         out.append("")
@@ -86,10 +87,19 @@ def _hit_line(label: str, k: KeywordHit, text: str) -> str:
     """A keyword the journal mentions: how often, where (the first five), and the journal around the first."""
     from lesson_credit.core.library.salience import snippet
 
+    if k.count is None:  # not counted (nor looked for): the note under the lesson's keywords says why
+        return f"  {label} '{safe(k.keyword)}' x? (not counted)"
     first = k.first(6)  # (not every offset: nested keywords over a journal of `a`s have 100 a character)
     start, end = first[0]
     where = ", ".join(str(o) for o, _ in first[:5]) + (" ..." if len(first) > 5 else "")
     return f"  {label} '{safe(k.keyword)}' x{k.count} at {where}: {safe(snippet(text, start, end))}"
+
+
+def _uncounted_line(hits: Sequence[KeywordHit]) -> list[str]:
+    """Why a lesson's hit keywords are `x?`: their pass went past its budget (core/library/hit_counts.py)."""
+    from lesson_credit.core.library.hit_counts import uncounted_reason
+
+    return [f"  note: {uncounted_reason()}"] if any(k.hit and k.count is None for k in hits) else []
 
 
 def _ignored_lines(c: LessonCredit, text: str) -> list[str]:

@@ -126,7 +126,7 @@ class KeywordHit:
         self.hit = scan.occurs(key)
         self.unmatched = key in scan.unmatched  # a wildcard not matched: the scan's work budget spent (a miss)
         self._where: tuple[tuple[int, ...], tuple[int, ...]] | None = None if self.hit else ((), ())
-        self._count: int | None = None if self.hit else 0
+        self._count: int | None = -1 if self.hit else 0  # -1: not asked yet
 
     def _located(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
         if self._where is None:
@@ -144,15 +144,16 @@ class KeywordHit:
         return self._located()[1]
 
     @property
-    def count(self) -> int:
-        """How many non-overlapping occurrences (without working out where each is)."""
-        if self._count is None:
+    def count(self) -> int | None:
+        """How many non-overlapping occurrences (without working out where each is); None when not counted, the
+        journal's hit keywords too many occurrences together for the budget (core/library/hit_counts.py)."""
+        if self._count == -1:
             self._count = len(self._where[0]) if self._where is not None else self._scan.count(self._key)
         return self._count
 
     def first(self, limit: int) -> list[tuple[int, int]]:
-        """The first `limit` occurrences' (start, end) spans in the original text."""
-        return list(itertools.islice(self._scan.spans(self._key), limit))
+        """The first `limit` occurrences' (start, end) spans in the original text (none when not counted)."""
+        return self._scan.first(self._key, limit)
 
     def spans_before(self, stop: int) -> Iterator[tuple[int, int]]:
         """The (start, end) spans that start before offset `stop` (what a view of the text's start shows)."""
@@ -178,6 +179,15 @@ class KeywordHit:
 def listed_offsets(hit: KeywordHit) -> list[int]:
     """The offsets of a keyword's first OFFSETS_LISTED occurrences (what explain's JSON lists)."""
     return [start for start, _ in hit.first(OFFSETS_LISTED)]
+
+
+def keyword_json(k: KeywordHit) -> dict[str, Any]:
+    """A counted keyword in explain's JSON (docs/format.md §3)."""
+    return (
+        {"keyword": k.keyword, "hit": k.hit, "count": k.count, "offsets": listed_offsets(k)}
+        | ({"unmatched": True} if k.unmatched else {})  # not matched: the scan's work budget spent (a miss)
+        | ({"counted": False} if k.hit and k.count is None else {})  # count null, offsets []: the pass's budget spent
+    )
 
 
 class SalienceBreakdown(Struct, frozen=True):

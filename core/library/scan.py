@@ -1,7 +1,9 @@
 """What a keyword scan of one journal found (core/library/salience.py): which keywords occur, and where, each
 worked out only when asked.
 
-A plain keyword's spans are found in the lowered text by `str.find`. A wildcard's come from matching it again
+A plain keyword's spans are found in the lowered text by `str.find`; every plain keyword's count and first
+OFFSETS_LISTED spans come from one pass at the first question about any (core/library/hit_counts.py: a
+`str.count` each read the journal once a keyword hit). A wildcard's come from matching it again
 (core/library/wildcard.py): the first question about any wildcard matches every wildcard the journal mentions
 in one pass over it and keeps each one's count and first OFFSETS_LISTED spans (all explain asks of each); only
 a reader going past those matches that one again. A pass for each question made explain cost two passes over
@@ -13,6 +15,8 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
+
+from lesson_credit.core.library.hit_counts import Counts, plain_counts
 
 # The most offsets of one keyword explain's JSON lists (its first ones; its `count` says how many in all):
 # docs/format.md. Nested keywords over a journal of `a`s occur 100 times a character.
@@ -53,6 +57,7 @@ class Scan(Mapping[str, list[tuple[int, int]]]):
         self.unmatched = frozenset(unmatched)
         self.work = work  # occurrences of wildcards' parts the matching went through (the budget's measure)
         self._summary: dict[str, tuple[int, list[tuple[int, int]]]] | None = None
+        self._plain: Counts | None = None
 
     def occurs(self, key: str) -> bool:
         """Whether the keyword occurs at least once (cheaper than its offsets)."""
@@ -69,15 +74,32 @@ class Scan(Mapping[str, list[tuple[int, int]]]):
             self._summary = self._locate([key for key in self._keys if "*" in key], _summary)
         return self._summary[key]
 
-    def count(self, key: str) -> int:
-        """How many non-overlapping occurrences the keyword has: a plain one's `str.count` in the lowered text (the
-        same leftmost-first matches as `offsets`' `str.find` from the end of each; one in the lowered text is one in
-        the original), a wildcard's counted as they are matched (never all held)."""
+    def _counted(self) -> Counts:
+        """Every plain keyword's count and first OFFSETS_LISTED starts in the lowered text, from one pass."""
+        if self._plain is None:
+            plain = [key for key in self._keys if not self._wild(key)]
+            self._plain = plain_counts(self._lowered, plain, OFFSETS_LISTED)
+        return self._plain
+
+    def count(self, key: str) -> int | None:
+        """How many non-overlapping occurrences the keyword has: a plain one's `str.count`'s in the lowered text
+        (the same leftmost-first matches as `offsets`' `str.find` from the end of each; one in the lowered text is
+        one in the original), or None when the plain keywords' pass went past its budget (not counted); a
+        wildcard's counted as they are matched (never all held)."""
         if key not in self._present:
             return 0
         if self._wild(key):
             return self._summarised(key)[0]
-        return self._lowered.count(key)
+        return self._counted().count(key)
+
+    def first(self, key: str, limit: int) -> list[tuple[int, int]]:
+        """The keyword's first `limit` spans in the original text; none of a plain keyword not counted (finding
+        its occurrences costs what counting them does)."""
+        if key in self._present and not self._wild(key) and limit <= OFFSETS_LISTED:
+            starts = self._counted().first(key) or []
+            back, length = self._back, len(key)
+            return [(a, a + length) if back is None else (back[a], back[a + length - 1] + 1) for a in starts[:limit]]
+        return list(itertools.islice(self.spans(key), limit))
 
     def spans(self, key: str) -> Iterator[tuple[int, int]]:
         """The keyword's non-overlapping (start, end) spans in the original text, each found as it is read."""

@@ -6,10 +6,15 @@ the original text where lowering changed lengths) says, on texts whose keywords 
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lesson_credit.core.library.salience import KeywordHit, salience_breakdowns
+from lesson_credit.core.library import salience
+from lesson_credit.core.library.casefold import lower_same_length
+from lesson_credit.core.library.salience import KeywordHit, listed_offsets, salience_breakdowns
 from tests.support.engine_helpers import PROPERTY
 
 LETTERS = "aAbB \u0130i\u0307\u017fsS\u03c3\u03c2\u212ak_-"  # İ lowers to i + U+0307; ſ is s; ς is σ; Kelvin K is k
@@ -47,3 +52,39 @@ def test_overlapping_and_lengthened_by_hand() -> None:
     assert (aa.count, aa.first(5), list(aa.spans_before(2))) == (2, [(0, 2), (2, 4)], [(0, 2)])
     (dotted,) = _hits("\u0130a\u0130a", ["\u0130a"])
     assert (dotted.count, dotted.first(1), list(dotted.spans_before(3))) == (2, [(0, 2)], [(0, 2), (2, 4)])
+
+
+class _Counted(str):
+    """The lowered journal, adding up the characters `str.count` and `str.find` read of it."""
+
+    read = 0
+
+    def count(self, sub: str, start: Any = None, end: Any = None) -> int:
+        begin, stop, _ = slice(start, end).indices(len(self))
+        _Counted.read += max(0, stop - begin)
+        return super().count(sub, start, end)
+
+    def find(self, sub: str, start: Any = None, end: Any = None) -> int:
+        begin, stop, _ = slice(start, end).indices(len(self))
+        at = super().find(sub, start, end)
+        _Counted.read += max(0, (stop if at == -1 else at + len(sub)) - begin)
+        return at
+
+
+def test_counts_and_first_offsets_of_many_hit_keywords_do_not_read_the_journal_once_each(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """200 keywords, each 5 times in a journal of 5,000 characters: a `str.count` each read 200 x 5,000 =
+    1,000,000 characters, and the first six offsets (a find to past the fifth) about as many again. Every
+    count, first six and first OFFSETS_LISTED offsets now come from one pass: the finds and counts read none."""
+    monkeypatch.setattr(salience, "lower_same_length", lambda *a, **k: (_Counted(lower_same_length(*a, **k)[0]), None))
+    text = " ".join(f"w{i:03d}" for i in range(200)) + " "  # 1,000 characters
+    keywords = [f"w{i:03d}" for i in range(200)]
+    _Counted.read = 0
+    hits = _hits(text * 5, keywords)
+    assert [hit.count for hit in hits] == [5] * 200
+    assert [hit.first(6) for hit in hits[:2]] == [[(a, a + 4) for a in (0, 1000, 2000, 3000, 4000)]] + [
+        [(a, a + 4) for a in (5, 1005, 2005, 3005, 4005)]
+    ]
+    assert all(listed_offsets(hit) == [5 * i + 1000 * k for k in range(5)] for i, hit in enumerate(hits))
+    assert _Counted.read == 0

@@ -25,7 +25,7 @@ def gptme_hits(keyword: str, text: str) -> int:
 
 def our_hits(keyword: str, text: str) -> int:
     (hit,) = salience_breakdowns(text, [("l.md", [keyword])])[0].keywords
-    assert hit.hit == (hit.count > 0)
+    assert hit.count is not None and hit.hit == (hit.count > 0)
     return hit.count
 
 

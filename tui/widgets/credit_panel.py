@@ -59,7 +59,7 @@ def credit_story(credit: LessonCredit, settings: CreditSettings, base: float | N
         f"{fmt(credit.beta_after)}   mean {fmt(mean_before, 3)} → {fmt(mean_after, 3)}\n"
     )
     if breakdown is not None:
-        hits = [f"{one_line(k.keyword)} ×{k.count}" for k in breakdown.keywords if k.hit]
+        hits = [f"{one_line(k.keyword)} ×{'?' if k.count is None else k.count}" for k in breakdown.keywords if k.hit]
         misses = [
             one_line(k.keyword) + (" (not matched)" if k.unmatched else "") for k in breakdown.keywords if not k.hit
         ]
