@@ -67,3 +67,21 @@ async def test_a_queue_with_every_session_scored_says_so(ws_root: Path) -> None:
         await settle(pilot)
         summary = _text(app, "#queue-summary")
         assert "Nothing to grade: every session logged has a score." in summary, summary
+
+
+async def test_graded_sessions_without_lessons_say_no_lesson_was_injected(ws_root: Path) -> None:
+    """Graded sessions, none of which injected a lesson: no row to show (before: the bare header, under a caveat
+    about the intervals of lessons there are none of)."""
+    shutil.rmtree(ws_root / "state")
+    (ws_root / "state" / "journals").mkdir(parents=True)
+    ws = Workspace(ws_root, clock=fixed_clock)
+    for i in range(2):
+        (ws_root / "state" / "journals" / f"n{i}.md").write_text("nothing\n", encoding="utf-8")
+        record(ws, ws_root, (f"n{i}", f"n{i}.md", [], 0.5, "code", f"2026-03-0{i + 1}T10:00:00Z"))
+    app = LessonCreditApp(Workspace(ws_root, clock=fixed_clock), seed=0, poll_seconds=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        caveat = _text(app, "#analysis-caveat")
+        assert "No lesson was injected in the 2 graded sessions" in caveat, caveat

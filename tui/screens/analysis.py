@@ -106,6 +106,11 @@ def empty_line(view: AnalysisView) -> str | None:
             "No session is graded yet: the effects compare the rewards of graded sessions (grade one here: s, "
             "enter on a session, 0-9 then c; or record sessions with --reward)."
         )
+    if not view.results:
+        return (
+            f"No lesson was injected in the {counted(view.graded, 'graded session')}: each lesson's effect shows "
+            "here once sessions that had it (recorded with --lessons) are graded."
+        )
     return None
 
 
