@@ -59,11 +59,12 @@ REWARD_RESOLUTION = 0.01
 # (a moderated t, Smyth 2004): 5 identical grades then say "about the usual spread", not "none".
 PRIOR_DF = 4.0
 Z95 = 1.959963984540054
-# a lesson identified only by time: its sessions with and without it are those after and before one moment
+# a lesson identified only by time: its sessions with and without it are those after and before one moment, or
+# those of some time blocks and of the others
 TIME_ONLY = (
     "no leave-one-out comparison: identified only by time, its sessions with it and without it are those "
-    "on either side of one moment (in each time block where it varies, or where a time block starts), so a "
-    "change in the baseline then would give the same difference"
+    "on either side of one moment (in each time block where it varies, or where a time block starts) or in "
+    "different time blocks, so a change in the baseline then would give the same difference"
 )
 
 

@@ -96,13 +96,13 @@ IntArray = npt.NDArray[np.int64]
 
 POLICY_TAU_MIN = 0.15  # prior sd floor of a coefficient when selecting (see the module docstring)
 CACHE_NAME = "joint-posterior.msgpack"
-CACHE_VERSION = 19  # 2: time blocks, `--during` lessons left out; 3: per-category deviations; 4: read within blocks
+CACHE_VERSION = 20  # 2: time blocks, `--during` lessons left out; 3: per-category deviations; 4: read within blocks
 # and agents; 5: baselines refitted with them; 6: solved to their fixed point; 7: `Code` is `code`; 8: time-only
 # lessons from the prior; 9: blocks from 24 graded sessions; 10: NFC kinds and graders; 11: kinds printed NFC; 12: a
 # switch at a block's start is time-only; 13: kinds named by all sessions' spelling; 14: 3 blocks at 50-70 sessions;
 # 15: a tau per lesson differing by category, each cell's noise its own; 16: grouped with a time-only one is too; 17:
 # a lesson constant in its groups is no one's neighbour; 18: beyond 4,096 lessons, neighbours only from its sessions;
-# 19: beyond 600 lessons, neighbours tied in correlation chosen by their sessions, not by the order lessons appear
+# 19: beyond 600 lessons, neighbours tied in correlation by their sessions; 20: on in whole blocks only: time-only
 CACHE_MAGIC = b"lesson-credit joint-posterior 1\n"
 CACHE_MAX_BYTES = 1 << 30
 
@@ -434,9 +434,9 @@ def posterior_of(
 def time_only(stream: Stream) -> npt.NDArray[np.bool_]:
     """Per arm: identified only by time, as `loo` finds a lesson (`switches.timed_switches`): within the fit's
     baseline groups and time blocks it was never injected before one session and always after it (or the
-    reverse), or it switched once over the log where a time block starts, and the arms `loo` groups with such
-    an arm (`switches.with_groups`). One pass finds the arms whose sessions in every group are one run (no
-    other arm can have switched once); a second reads only their injections."""
+    reverse), or it switched over the log only where time blocks start as the baselines hold (`switches.with_edges`),
+    and the arms `loo` groups with such an arm (`switches.with_groups`). One pass finds the arms whose sessions
+    in every group are one run (no other arm can be time-only); a second reads only their injections."""
     from scipy import sparse
 
     s = stream.sessions

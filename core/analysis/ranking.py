@@ -2,7 +2,8 @@
 identified only by time, wherever a ranking is shown.
 
 A lesson never injected before one session and in every graded session from it on (or the reverse), within
-the fit's baselines and time blocks, or switched once over the log where a time block starts
+the fit's baselines and time blocks, or switched once over the log where a time block starts (or on in every session
+of some blocks and in none of the others, as the baselines are: `switches.in_baselines`)
 (`joint_posterior.time_only`), is ranked at the prior's mean, 0 (sd: the prior's per injection): the shrunk
 fit reads a step in the baseline at its switch as its effect, and the data cannot tell the two apart. The
 same rule, on the same switches, for `loo`'s `ranking` (and the Analysis screen, which shows `loo`'s), the
@@ -31,8 +32,9 @@ BoolArray = npt.NDArray[np.bool_]
 # 4: a lesson grouped with one identified only by time ranked at 0 too; 5: a lesson constant within every baseline
 # group is no one's neighbour (beyond 600 lessons: the others' sds); 6: beyond 4,096 lessons, a lesson's
 # neighbours are among those injected in a session with it only (their sds); 7: beyond 600 lessons, neighbours
-# tied in correlation chosen by their sessions, not by the order lessons first appear in the log (the sds)
-EFFECTS_VERSION = 7
+# tied in correlation chosen by their sessions, not by the order lessons first appear in the log (the sds); 8: a
+# lesson on in every session of some time blocks and in none of the others, which the baselines take all of, at 0
+EFFECTS_VERSION = 8
 
 
 def timed_arms(design: Design) -> BoolArray:

@@ -104,18 +104,55 @@ def switches(x: Any, group: IntArray, block: IntArray | None = None) -> Switches
     return Switches(timed, varying.astype(np.int64), at, on)
 
 
-def with_edges(found: Switches, x: Any, group: IntArray) -> Switches:
+def with_edges(found: Switches, x: Any, group: IntArray, block: IntArray) -> Switches:
     """`found` (per time block) with the columns that vary in no block but switch once over the whole log
-    (`group`: the baseline groups without the blocks): the switch falls where a block starts, and the
-    blocks' baselines take all of it. They are timed too, `at` their switch (`edge` says which)."""
+    (`group`: the baseline groups without the blocks; `block`: each session's time block): the switch falls where
+    a block starts, and the blocks' baselines take all of it. They are timed too, `at` their switch (`edge` says
+    which). So are those that vary in no block but more often over the log, when the baselines take all of that
+    too (`in_baselines`: on in every session of some blocks and in none of the others, say), `at` -1."""
     still = np.flatnonzero(found.blocks == 0)  # only these can be (read only their injections)
-    whole = switches(x.tocsc()[:, still], group)
+    csc = x.tocsc()
+    whole = switches(csc[:, still], group)
     edge = np.zeros(len(found.timed), dtype=bool)
     edge[still] = whole.timed
+    more = still[(whole.blocks > 0) & ~whole.timed]  # varying over the log, not in one switch
+    if len(more):
+        edge[more[in_baselines(csc[:, more], group, block)]] = True
     at, on = found.at.copy(), found.on.copy()
     at[still] = np.where(whole.timed, whole.at, at[still])
     on[still] = np.where(whole.timed, whole.on, on[still])
     return Switches(found.timed | edge, found.blocks, at, on, edge)
+
+
+def in_baselines(x: Any, group: IntArray, block: IntArray) -> npt.NDArray[np.bool_]:
+    """Per column of `x` (sessions x columns, scipy.sparse), injected (nonzero) in every session of some cells
+    (a baseline group `group` in a time block `block`) and in none of the others: whether the baselines take all
+    of it, its indicator being a group's number plus a block's over every cell the log has (the column of
+    injections is then a sum of the groups' and the blocks' indicator columns, and no fit with those baselines
+    can tell the lesson's effect from theirs). The cells are the edges of a graph of groups and blocks: a
+    spanning forest fixes each group's and each block's number, and every other cell must agree."""
+    from scipy import sparse
+    from scipy.sparse import csgraph
+
+    n_groups, n_blocks = int(group.max()) + 1, int(block.max()) + 1
+    cells, first = np.unique(group * n_blocks + block, return_index=True)
+    g, b = cells // n_blocks, n_groups + cells % n_blocks  # nodes: the groups, then the blocks
+    on = (abs(x[first]) > 0).astype(np.float64).toarray()  # cells x columns: injected in the cell's sessions
+    nodes = n_groups + n_blocks
+    graph = sparse.coo_matrix((np.ones(len(cells)), (g, b)), shape=(nodes, nodes)).tocsr()
+    cell_of = {(int(u), int(v)): i for i, (u, v) in enumerate(zip(g.tolist(), b.tolist(), strict=True))}
+    number = np.zeros((nodes, on.shape[1]))
+    done = np.zeros(nodes, dtype=bool)
+    for root in np.unique(g).tolist():
+        if done[root]:
+            continue
+        order, parent = csgraph.breadth_first_order(graph, root, directed=False, return_predecessors=True)
+        done[order] = True
+        for node in order[1:].tolist():
+            up = int(parent[node])
+            number[node] = on[cell_of[(up, node) if up < n_groups else (node, up)]] - number[up]
+    fits: npt.NDArray[np.bool_] = np.all(np.abs(on - number[g] - number[b]) < 1e-9, axis=0)
+    return fits
 
 
 def timed_reason(switch: Switches | None, c: int, name: str | None, label: Callable[[int], str]) -> str:
@@ -134,6 +171,12 @@ def timed_reason(switch: Switches | None, c: int, name: str | None, label: Calla
         return (
             f"identified only by time: it switched at {session} ({side}, {where}), so a change "
             "in the baseline at that session would look the same"
+        )
+    if edge:  # on and off more than once, each time where a block starts, as the baselines are (`in_baselines`)
+        return (
+            f"identified only by time: it was injected in every {graded[2:]} of some time blocks and in none of the "
+            "others (within its category and agent), which the time blocks' baselines take all of, so a change in "
+            "the baseline between blocks would look the same"
         )
     if switch is not None and not switch.timed[c]:  # a group holding such a lesson (`claims._holds_timed`)
         return (
@@ -174,7 +217,7 @@ def timed_switches(x: Any, group: IntArray, block: IntArray | None, whole: IntAr
     what `loo` (core/analysis/claims.py) and the joint policy (`joint_posterior.time_only`) both read as a
     lesson identified only by time."""
     found = switches(x, group, block)
-    return with_edges(found, x, whole) if block is not None else found
+    return with_edges(found, x, whole, block) if block is not None else found
 
 
 def groups_without_blocks(category: IntArray, agent: IntArray | None, n_agents: int) -> IntArray:

@@ -212,3 +212,43 @@ def test_a_switch_just_inside_a_block_that_the_data_barely_move_gives_the_switch
     posterior = Workspace(root, clock=fixed_clock).joint_posterior()
     assert posterior.mean[list(posterior.arm_ids).index("t/delta.md")] == 0.0
     assert delta["effect"]["ranking"] == 0.0  # as the policy draws it
+
+
+def test_a_lesson_on_in_one_whole_time_block_is_identified_only_by_time(tmp_path: Path) -> None:
+    # 80 graded sessions, 3 time blocks: s000-s026, s027-s053, s054-s079 (floor(3 i / 80)). delta is in every
+    # session of the middle block and in no other (no effect), the baseline steps +0.15 in that block only: two
+    # switches, both where a block starts, its column the middle block's indicator. Before, one such switch was
+    # read as time but two were not: `loo` printed "the data barely move it" beside a leave-one-out lift of about
+    # the step (+0.15, every session of the block against the rest) and the joint policy drew it from a posterior
+    # the step had moved
+    from lesson_credit.core.workspace import Workspace
+    from lesson_credit.tui.loo_text import describe
+
+    rng = np.random.default_rng(3)
+    events: list[dict[str, object]] = []
+    for i in range(N):
+        inside = 27 <= i < 54
+        injected = ["t/alpha.md"] * bool(rng.random() < 0.5) + ["t/delta.md"] * inside
+        reward = 0.40 + 0.15 * inside + 0.10 * ("t/alpha.md" in injected) + rng.normal(0.0, 0.05)
+        events.append(session(f"s{i:03d}", round(float(reward), 4), dict.fromkeys(injected, 1.0)))
+    root = make_workspace(tmp_path, LESSONS, events)
+    delta = delta_of(root)
+    assert (delta["n_with"], delta["n_without"]) == (27, N - 27)
+    assert delta["effect"]["reason"].startswith(
+        "identified only by time: it was injected in every graded session of some time blocks and in none of the "
+        "others (within its category and agent), which the time blocks' baselines take all of"
+    ), delta["effect"]["reason"]
+    for key in ("delta", "ci_low", "ci_high", "p_value_approx", "p_adjusted", "delta_category", "delta_ipw"):
+        assert delta[key] is None, key
+    assert delta["sufficient"] is False
+    assert delta["insufficient_reason"].startswith("no leave-one-out comparison: identified only by time")
+    assert "or in different time blocks" in delta["insufficient_reason"]
+    assert delta["effect"]["ranking"] == 0.0 and delta["effect"]["identified"] is False
+    ws = Workspace(root, clock=fixed_clock)
+    assert ws.effects()["t/delta.md"] == 0.0  # the Lessons screen's ranking
+    posterior = ws.joint_posterior()
+    index = list(posterior.arm_ids).index("t/delta.md")
+    # drawn from the prior: mean 0, the prior's sd (a lesson without data), as `loo` ranks it
+    assert posterior.mean[index] == 0.0 and posterior.sd[index] == posterior.prior_sd
+    shown = next(r for r in ws.loo(write=False) if r.path == "t/delta.md")
+    assert shown.timed and "it was injected in every graded session of some time blocks" in describe(shown).plain
