@@ -10,10 +10,10 @@ first `keep` of them are kept (explain's offsets).
 The pass's work is the occurrences it reports: keywords nested in one another (`a`, `aa`, ... over a journal of
 `a`s) make up to 100 a character (a keyword is at most 100 characters), and each costs about a microsecond. Past
 one every COUNT_CHARS_PER_WORK characters of journal (at least COUNT_WORK_FLOOR, whatever its length) the pass
-stops, and the first ONE_AT_A_TIME keywords are counted one at a time instead (`str.count`, and `str.find` for the
-first ones: two reads of the journal each at most); the others are not counted (`Counts.count` None; explain says
-so: docs/format.md §3). Ordinary journals come nowhere near it (100 keywords over 60 MB of a coding journal: one
-every 24 characters).
+stops, and the first ONE_AT_A_TIME keywords (or more, within ONE_AT_A_TIME_CHARS read) are counted one at a time
+instead (`str.count`, and `str.find` for the first ones: two reads of the journal each at most); the others are not
+counted (`Counts.count` None; explain says so: docs/format.md §3). Ordinary journals come nowhere near it (100
+keywords over 60 MB of a coding journal: one every 24 characters).
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ from typing import Any
 # an occurrence reported costs about a microsecond (`str.count` reads a thousand characters in that time).
 COUNT_CHARS_PER_WORK = 4
 COUNT_WORK_FLOOR = 1 << 20
-ONE_AT_A_TIME = 16  # keywords counted each by itself past that (a few heavy ones: `str.count` is quick on them)
+ONE_AT_A_TIME = 16  # keywords counted each by itself past that (a few heavy ones: `str.count` is quick on them),
+ONE_AT_A_TIME_CHARS = 1 << 29  # or more while their reads of the journal stay within this (~0.5 s: 256 over 2 MB)
 _READ_MATCHES = 1 << 20  # occurrences a read may report at most (where every character ends the longest many)
 _WINDOW = 1 << 14  # characters a read covers at least
 
@@ -36,7 +37,7 @@ def uncounted_reason() -> str:
     return (
         f"hit keywords not counted: together they occur more than once every {COUNT_CHARS_PER_WORK} characters of "
         f"the journal (and more than {COUNT_WORK_FLOOR:,} times), past what counting them together may go through; "
-        f"the first {ONE_AT_A_TIME} were counted one at a time"
+        f"the first ones (at least {ONE_AT_A_TIME}) were counted one at a time"
     )
 
 
@@ -105,15 +106,17 @@ def plain_counts(lowered: str, keys: Sequence[str], keep: int, budget: int | Non
 
 
 def _one_at_a_time(lowered: str, keys: Sequence[str], keep: int, work: int) -> Counts:
-    """The first ONE_AT_A_TIME keywords each counted by `str.count` and its first `keep` occurrences found by
-    `str.find` from the end of the last (two reads of `lowered` at most); the others not counted."""
+    """The first ONE_AT_A_TIME keywords (or more, while their reads stay within ONE_AT_A_TIME_CHARS) each counted by
+    `str.count` and its first `keep` occurrences found by `str.find` from the end of the last (two reads of
+    `lowered` at most); the others not counted."""
     import numpy as np
 
     counts = np.full(len(keys), -1, dtype=np.int64)
     starts: list[int] = []
     bounds = [0]
+    first = max(ONE_AT_A_TIME, ONE_AT_A_TIME_CHARS // max(len(lowered), 1))  # each a read of `lowered`
     for slot, key in enumerate(keys):
-        if slot < ONE_AT_A_TIME:
+        if slot < first:
             counts[slot] = lowered.count(key)
             at = lowered.find(key)
             for _ in range(min(keep, int(counts[slot]))):

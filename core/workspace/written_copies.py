@@ -28,11 +28,6 @@ MICROSECOND = dt.timedelta(microseconds=1)
 COPY_NAME = re.compile(r"\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{6}Z")  # a copy named by the `created` we wrote
 
 
-class CopyUntold(str):
-    """Why the own file's update cannot be known though the copy of what we wrote is kept: an arm that may or may not
-    hold an update the import of a copy of the file logged (`WrittenCopies._copies_told`)."""
-
-
 class WrittenCopies(Analysis):
     """The copies of the state files we wrote (a cache: best effort, none with the caches off)."""
 
@@ -181,14 +176,15 @@ class WrittenCopies(Analysis):
         rebuilt = self._rebuilt(state)
         return rebuilt if isinstance(rebuilt, str) else self._saved(rebuilt, created)
 
-    def _copies_told(self, state: dict[str, Any], written: foreign.Written) -> foreign.Written | str:
+    def _copies_told(self, state: dict[str, Any], written: foreign.Written) -> foreign.Written:
         """`written` (the copy of the file of ours the own file `state` grew from) told arm by arm against what the
         imports of copies of that file elsewhere saw, as an import of such a copy is (docs/format.md §5.8,
         `Exports.per_arm`): an arm exactly as one of them saw it (its numbers and gptme's stamp) is that update,
         logged already; the sessions counted are those no import logged. Only before any save of the own file of
         that `created` is logged: the copy is then the file they all grew from (logging one keeps the file as
-        gptme saved it in its place). Why not (str): an arm that may or may not hold an update such an import
-        logged."""
+        gptme saved it in its place). An arm that may or may not hold an update such an import logged: `written` as
+        it is (the update logged against our copy, as before this check: that one update may count twice; keeping
+        the file as it is instead lost every later session gptme saved to it, for good)."""
         created, own, exports = state.get("created"), str(self.state_path), self._reader.index.exports
         if not isinstance(created, str) or written.created != created or written.sessions is None:
             return written
@@ -205,10 +201,7 @@ class WrittenCopies(Analysis):
         found = exports.per_arm(FileNumbers(own, created, written.arms, written.sessions), frozenset(), numbers,
                                 written.sessions)  # fmt: skip
         if isinstance(found, Untold):
-            return CopyUntold(
-                f"its {found.key} may or may not hold the update of it that the import of a copy of the file, "
-                f"{found.other}, logged (the numbers and gptme's stamps cannot tell)"
-            )
+            return written
         return foreign.Written(found[0].arms, found[0].sessions, created, written.records)
 
     def _rebuilt(self, state: dict[str, Any]) -> foreign.Written | str:

@@ -379,12 +379,15 @@ def test_a_session_in_the_workspaces_own_file_and_its_copy_counts_once(root: Pat
     assert sessions(root) == 4
 
 
-def test_the_own_file_is_kept_when_its_arm_may_hold_its_copys_logged_update(root: Path, tmp_path: Path) -> None:
+def test_the_own_file_is_not_frozen_when_its_arm_may_hold_its_copys_logged_update(root: Path, tmp_path: Path) -> None:
     """The own file saves session 1 (git +1, T1) and is copied to gy; gy saves session 2 (quote +1, T2) and is
     imported (git Beta(2.8, 1.2) n 2 at T1, quote Beta(2, 1) n 1); the own file saves session 3 (git +1, T3): its git,
     Beta(3.8, 1.2) n 3, holds session 1 and 3, or two of its own (gy copied before session 1 from a file of the same
-    `created`): the numbers and stamps cannot tell. Before, both updates were logged again (git Beta(4.8, 1.2) n 4).
-    Now the file is kept as it is, one warning naming the arm and gy, nothing logged from it."""
+    `created`): the numbers and stamps cannot tell. For a while the file was then kept as it is, for good: every
+    later session gptme saved to it was lost to the log, and ours to gptme (review29). Its update is logged against
+    our copy, as before that check (git +2 over our copy's Beta(1.8, 1.2) n 1: Beta(3.8, 1.2) n 3 beside gy's
+    session 1, so session 1 counts twice there: git Beta(4.8, 1.2) n 4, the way out of the ambiguity that loses
+    nothing); and the next session gptme saves to it, session 4 (git +1, T4), is logged too: Beta(5.8, 1.2) n 5."""
     gy = tmp_path / "gy" / "bandit-state.json"
     gy.parent.mkdir()
     ok("grade", "s1", "0.8", "--workspace", str(root))
@@ -394,13 +397,13 @@ def test_the_own_file_is_kept_when_its_arm_may_hold_its_copys_logged_update(root
     gptme_session(gy, QUOTE, 1.0, T2)
     gptme_session(own, GIT, 1.0, T3)
     code, _, err = run_cli("import-gptme", "--workspace", str(root), str(gy))
-    assert code == 0 and f"its {GIT} may or may not hold" in err and str(gy.resolve()) in err, err
-    kept = own.read_text()
-    before = log_lines(root)
+    assert code == 0 and "left as it is" not in err, err
+    ok("status", "--workspace", str(root))
+    assert posteriors(root) == {GIT: pytest.approx((4.8, 1.2, 4)), QUOTE: pytest.approx((2.0, 1.0, 1))}
+    gptme_session(own, GIT, 1.0, T4)
     code, _, err = run_cli("status", "--workspace", str(root))
-    assert code == 0 and "left as it is" in err and str(gy.resolve()) in err, err
-    assert own.read_text() == kept and log_lines(root) == before
-    assert posteriors(root) == {GIT: pytest.approx((2.8, 1.2, 2)), QUOTE: pytest.approx((2.0, 1.0, 1))}
+    assert code == 0 and "left as it is" not in err, err
+    assert posteriors(root) == {GIT: pytest.approx((5.8, 1.2, 5)), QUOTE: pytest.approx((2.0, 1.0, 1))}
 
 
 @pytest.mark.parametrize("variant", ["moved-no-arm", "quote"])

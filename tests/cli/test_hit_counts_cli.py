@@ -46,6 +46,7 @@ def test_past_the_budget_explain_says_which_counts_were_not_taken(
     # first keyword (of 1 counted one at a time) is counted by itself, the others are not
     monkeypatch.setattr(hit_counts, "COUNT_WORK_FLOOR", 10)
     monkeypatch.setattr(hit_counts, "ONE_AT_A_TIME", 1)
+    monkeypatch.setattr(hit_counts, "ONE_AT_A_TIME_CHARS", 0)
     root = _workspace(tmp_path)
     code, out, err = run_cli("explain", "s1", "--workspace", str(root))
     assert code == 0, err
@@ -57,8 +58,8 @@ def test_past_the_budget_explain_says_which_counts_were_not_taken(
     (note,) = [line for line in lines if "not counted:" in line]
     assert note == (
         "  note: hit keywords not counted: together they occur more than once every 4 characters of the journal "
-        "(and more than 10 times), past what counting them together may go through; the first 1 were counted one "
-        "at a time"
+        "(and more than 10 times), past what counting them together may go through; the first ones (at least 1) "
+        "were counted one at a time"
     )
     code, out, err = run_cli("explain", "s1", "--workspace", str(root), "--json")
     assert code == 0, err

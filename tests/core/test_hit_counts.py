@@ -53,6 +53,7 @@ def test_past_its_budget_the_first_keywords_are_counted_one_at_a_time(monkeypatc
     within = plain_counts("abab", ["a", "ab", "b"], 5, budget=6)
     assert within.counted and within.work == 6 and [within.count(k) for k in ("a", "ab", "b")] == [2, 2, 2]
     monkeypatch.setattr(hit_counts, "ONE_AT_A_TIME", 2)
+    monkeypatch.setattr(hit_counts, "ONE_AT_A_TIME_CHARS", 0)
     past = plain_counts("abab", ["a", "ab", "b"], 1, budget=5)
     assert not past.counted
     assert [past.count(k) for k in ("a", "ab", "b")] == [2, 2, None]
@@ -69,7 +70,8 @@ def test_past_its_budget_the_first_keywords_are_counted_one_at_a_time(monkeypatc
 def test_one_at_a_time_gives_the_same_numbers(text: str, keys: list[str], keep: int) -> None:
     past = plain_counts(text, keys, keep, budget=-1)  # past the budget at the first read
     for slot, key in enumerate(keys):
-        counted = slot < hit_counts.ONE_AT_A_TIME  # 16
+        # the first 16, or as many as 2**29 characters read allow, one read of the text each
+        counted = slot < max(hit_counts.ONE_AT_A_TIME, (1 << 29) // len(text))
         assert past.count(key) == (text.count(key) if counted else None)
         assert past.first(key) == (_found(text, key)[:keep] if counted else None)
 
