@@ -1,6 +1,6 @@
-"""Getting out of the Simulation's seeds box and reading the What-if floor box's error at 80x24: in the seeds box
-escape did nothing while no run was going (only tab left it), and the floor's error beside the boxes had 4 cells
-at 80 columns ("the" / "flo")."""
+"""Escape named on the session screen's footer, escape out of the Simulation's seeds box, and the What-if floor
+box's error read at 80x24: the session screen never named escape; in the seeds box escape did nothing while no run
+was going (only tab left it); and the floor's error beside the boxes had 4 cells at 80 columns ("the" / "flo")."""
 
 from __future__ import annotations
 
@@ -39,3 +39,17 @@ async def test_the_floor_boxs_error_reads_whole_at_80x24(workspace: Workspace) -
         burst(pilot, "backspace", "0", ".", "5")  # a floor again: the line goes
         await settle(pilot)
         assert not any("the floor is a number" in line for line in screen_text(app))
+
+
+async def test_the_session_screens_footer_names_escape_at_80_columns(app: LessonCreditApp) -> None:
+    """Every other pushed screen's footer said `esc Back`; the session screen's never did. At 80 columns the line
+    fits by saying `n Next` (help keeps "Next to grade" and "Back / discard draft")."""
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        burst(pilot, "s", "enter")
+        await settle(pilot)
+        footer = screen_text(app)[-1].rstrip()
+        assert footer == "0-9 Draft c Commit u Undo n Next esc Back  l s a m h A I screens ? Help q Quit"
+        burst(pilot, "escape")  # what it says: back to the list
+        await settle(pilot)
+        assert type(app.screen).__name__ == "SessionsScreen"

@@ -91,7 +91,7 @@ class SessionDetailScreen(GradingKeys, DataScreen):
         Binding("n", "next_pending", "Next to grade"),
         Binding("e", "focus_note", "Note", show=False),
         Binding("j", "focus_journal", "Journal", show=False),
-        Binding("escape", "back", "Back / discard draft", show=False),
+        Binding("escape", "back", "Back / discard draft", key_display="esc"),
         Binding("V", "transcript", "Transcript", key_display="V", show=False),
         Binding("J", "take_judge", "Judge's score as draft", key_display="J", show=False),
     ]
