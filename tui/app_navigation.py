@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from textual import work
 from textual.app import SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
@@ -100,20 +101,27 @@ class AppNavigation(_Base):
 
         await self.leave_detail(go, f"open {mode.capitalize()}")
 
-    async def leave_detail(self, go: Callable[[], Awaitable[None]], then: str) -> None:
+    async def leave_detail(self, go: Callable[[], Awaitable[None]], then: str, under_dialogs: bool = False) -> None:
         """Run `go`, after asking first when it would leave a session with an uncommitted draft (`then`:
-        what going does, in the question: "quit", "open Lessons")."""
+        what going does, in the question: "quit", "open Lessons"). `under_dialogs`: the session may be under
+        dialogs (quitting, ctrl+q, goes from over any: over the replace-grade question it dropped the draft it
+        asks about); over this question itself, nothing more is asked (it is answered first)."""
+        from lesson_credit.tui.screens.confirm import LeaveQuestion
+
+        if isinstance(self.screen, LeaveQuestion):
+            return
         screen = self.screen
+        if under_dialogs:
+            screen = next((below for below in reversed(self.screen_stack) if not below.is_modal), screen)
         draft = getattr(screen, "draft", None)
         if is_session_detail(screen) and draft is not None:
-            from lesson_credit.tui.screens.confirm import ConfirmScreen
 
             async def answered(discard: bool) -> None:
                 if discard:
                     await go()
 
             await self.push_screen(
-                ConfirmScreen(
+                LeaveQuestion(
                     f"Discard the draft grade {fmt_grade(draft)} of {one_line(getattr(screen, 'session_id', ''))} "
                     f"and {then}?",
                     "Nothing is written. escape goes back to the draft (c commits it).",
@@ -185,17 +193,29 @@ class AppNavigation(_Base):
         """Quit once every queued write is in the log (after asking, with a draft open; while a write
         waits to be retried, after asking whether to discard what is not saved)."""
         if self.writes.pending:
-            self.notify(f"Saving {counted(self.writes.pending, 'queued write')} first…", markup=False)
+            pending = self.writes.pending  # (in a toast's 38 cells at 80 columns)
+            self.notify(
+                f"Quitting once {counted(pending, 'write')} {'is' if pending == 1 else 'are'} saved…", markup=False
+            )
+        await self.leave_detail(self._finish_quit, "quit", under_dialogs=True)
 
-        async def finish() -> None:
-            while self.writes.pending:
-                if self.writes.waiting() is not None:
-                    await self.action_discard_writes(then=finish)
-                    return
-                await asyncio.sleep(0.02)
+    async def _finish_quit(self) -> None:
+        if self.writes.pending:
+            self._quit_when_saved()
+        else:
             self.exit()
 
-        await self.leave_detail(finish, "quit")
+    @work(exclusive=True, group="quit")
+    async def _quit_when_saved(self) -> None:
+        """Quit once the queue is empty, in a worker: awaited in the key's action, the wait stopped the app's
+        messages, so nothing was drawn (the toast above, the grade line's "waiting to be saved") while a write
+        waited for another writer's lock, up to its timeout."""
+        while self.writes.pending:
+            if self.writes.waiting() is not None:
+                await self.action_discard_writes(then=self._finish_quit)
+                return
+            await asyncio.sleep(0.02)
+        self.exit()
 
     def action_help(self) -> None:
         from lesson_credit.tui.screens.help import HelpScreen, HelpSection, bound_keys, column_sections, help_keys

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from lesson_credit.core.base.numbers import counted
+from lesson_credit.core.library.journals import journal_changed
 from lesson_credit.core.library.salience import salience_breakdowns
 from lesson_credit.core.model.sources import HUMAN, JUDGE
 from lesson_credit.core.reward_report import AgreementReport, GradingQueue, agreement_report, grading_queue
@@ -46,6 +47,7 @@ class SessionOutside:
     priority: tuple[str, ...] = ()  # [rewards] priority: the first source with a score is in force
     words: tuple[tuple[str, float], ...] = ()  # gptme's grading words and their rewards ([outcomes])
     read_at: int | None = None  # the source's version it was read at (WriteQueue.expected_person)
+    journal_changed: bool | None = None  # the journal's sha256 is not the one its session record logged (None: unknown)
 
     def score(self, source: str) -> float | None:
         return next((s.score for s in self.sources if s.source == source), None)
@@ -84,8 +86,19 @@ def _outside(ws: Workspace, session_id: str) -> SessionOutside:
     found = locate(ws.root, named, session_id, settings.trajectory_dirs, ws.allow_outside_journals)
     shown = found.shown if found.path is not None else None
     words = tuple(sorted(ws.config.outcomes.items()))
+    # as `show` and `explain` warn: "changed since the session was recorded (sha256 differs)"
+    changed, _ = journal_changed(ws.root, ws.session_record(session_id), ws.allow_outside_journals)
     return SessionOutside(
-        session_id, file.present, lines, note, sources, shown, found.problem, ws.config.reward_priority, words
+        session_id,
+        file.present,
+        lines,
+        note,
+        sources,
+        shown,
+        found.problem,
+        ws.config.reward_priority,
+        words,
+        journal_changed=changed,
     )
 
 

@@ -15,7 +15,7 @@ from tests.tui.tui_fixture import burst, open_session, settle
 
 # what each box's keys do, read in the screens' code and tried: a filter's enter applies it and goes to the
 # table, its escape empties it; the note's enter and escape both go back to the credits with the note kept;
-# What-if's floor keeps what was typed either way; the seeds' enter runs (escape cancels only a run going);
+# What-if's floor keeps what was typed either way; the seeds' enter runs (escape cancels a run going, else leaves);
 # the transcript's search finds the next match; the dialogs open / preview or cancel; tab moves the focus on.
 # A screen key the box's keys already name (the seeds' enter runs, as Simulation's ctrl+r does) is not said twice
 BOX_FOOTERS = {
@@ -26,7 +26,7 @@ BOX_FOOTERS = {
     "transcript search": (("s1",), ("V", "slash"), "transcript-search", "⏎ Next match esc Back tab Next"),
     "jump": ((), ("colon",), "jump-id", "⏎ Open the session esc Cancel"),
     "what-if floor": (("w",), ("tab", "tab"), "floor", "⏎ Keep floor esc Back tab Next ^s Save settings…"),
-    "simulation seeds": (("m",), ("tab", "tab"), "seeds", "⏎ Run tab Next"),
+    "simulation seeds": (("m",), ("tab", "tab"), "seeds", "⏎ Run esc Back tab Next"),
 }
 
 

@@ -159,6 +159,10 @@ def key_name(event: Typed) -> str:
     )
 
 
+class LeaveQuestion(ConfirmScreen):
+    """Discard a session's draft grade and leave it (quit, another screen): y discards, escape keeps the draft."""
+
+
 class ConfirmCommit(ConfirmScreen):
     """Replace a session's grade: c (the commit key again) or y writes it; escape keeps the draft."""
 

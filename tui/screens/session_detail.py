@@ -91,7 +91,7 @@ class SessionDetailScreen(GradingKeys, DataScreen):
         Binding("n", "next_pending", "Next to grade"),
         Binding("e", "focus_note", "Note", show=False),
         Binding("j", "focus_journal", "Journal", show=False),
-        Binding("escape", "back", "Back / discard draft", show=False),
+        Binding("escape", "back", "Back / discard draft", key_display="esc"),
         Binding("V", "transcript", "Transcript", key_display="V", show=False),
         Binding("J", "take_judge", "Judge's score as draft", key_display="J", show=False),
     ]
@@ -226,6 +226,8 @@ class SessionDetailScreen(GradingKeys, DataScreen):
         self.query_one("#record-panel", RecordPanel).outside = event.outside
         if self.has_class("-short") and self.has_class("-narrow"):  # 80x24: the record's first line gets its rows
             self._show()
+        else:
+            self._show_focused()  # "why this credit" says whether the journal changed since the record
         self.query_one("#grade-bar", GradeBar).others = tuple(
             (s.source, s.score) for s in event.outside.sources if not s.in_force and s.score is not None
         )
@@ -423,7 +425,8 @@ class SessionDetailScreen(GradingKeys, DataScreen):
             return
         compact = self.size.width < NARROW_BELOW
         story.border_title = story_title(credit.path, compact)
-        story.story = credit_story(credit, self.shown.settings, self.shown.base_reward, compact)
+        changed = self.outside is not None and self.outside.journal_changed is True
+        story.story = credit_story(credit, self.shown.settings, self.shown.base_reward, compact, changed)
         after = "after (draft)" if self.draft is not None else "after"
         rest = f": before → {after} this session"  # the lesson cut to the plot's width (its axis's 6 cells apart)
         plot.plot_title = short_label(credit.path, max(22, plot.size.width - 6 - len(rest))) + rest

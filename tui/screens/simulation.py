@@ -208,7 +208,7 @@ class SimulationScreen(Screen[None]):
             yield Label("seeds")
             yield TextBox(  # (escape cancels a run, from the box too: the screen's key, in the footer)
                 str(DEFAULT_SEEDS),
-                footer_keys=(("enter", "Run"), *LEAVE_BY_TAB),
+                footer_keys=(("enter", "Run"), ("escape", "Back"), *LEAVE_BY_TAB),
                 type="integer",
                 validators=[Number(minimum=1, maximum=MAX_SEEDS)],
                 id="seeds",
@@ -382,7 +382,8 @@ class SimulationScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "cancel":
-            return self.running is not None  # hidden from the footer while nothing runs
+            # hidden from the footer while nothing runs, but in the seeds box: there it leaves the box
+            return self.running is not None or isinstance(self.focused, Input)
         return True
 
     def action_run(self) -> None:
@@ -410,6 +411,8 @@ class SimulationScreen(Screen[None]):
 
     def action_cancel(self) -> None:
         if self.running is None or self.cancelling:
+            if isinstance(self.focused, Input):  # no run to cancel: escape leaves the seeds box (only tab did)
+                self.query_one("#sim-table", ThemedTable).focus()
             return
         self.cancelling = True
         self.workers.cancel_group(self, "simulation")

@@ -188,7 +188,8 @@ class WhatIfScreen(DataScreen):
             )
             yield Label("policy")
             yield Select([(p, p) for p in POLICIES], allow_blank=False, id="policy")
-            yield Static(id="floor-error")
+        # on a line of its own, shown while the floor typed is not one: beside the boxes, 80 columns left it 4 cells
+        yield Static(id="floor-error")
         yield Static(id="what-if-summary")
         yield ThemedTable(id="what-if-table", cursor_type="row", zebra_stripes=True)
         yield KeyFooter()
@@ -341,9 +342,11 @@ class WhatIfScreen(DataScreen):
         error = self.query_one("#floor-error", Static)
         if event.validation_result is not None and not event.validation_result.is_valid:
             error.update("the floor is a number from 0 to 1")
+            error.display = True
             event.input.border_subtitle = "0 to 1"  # in view where the line beside has no room (80 columns)
             return
         error.update("")
+        error.display = False
         event.input.border_subtitle = ""
         floor = floor_of(event.value)
         if floor is not None:
@@ -383,6 +386,7 @@ class WhatIfScreen(DataScreen):
             self.query_one("#floor", Input).value = f"{floor:g}"
             self.query_one("#floor", Input).border_subtitle = ""
             self.query_one("#floor-error", Static).update("")
+            self.query_one("#floor-error", Static).display = False
 
     def action_cycle_priority(self) -> None:
         if self.settings is None or self.priority is None:

@@ -15,19 +15,35 @@ from lesson_credit.core.api import CreditSettings, LessonCredit
 from lesson_credit.tui.text import fmt, fmt_exact, fmt_grade, fmt_signed, one_line
 from lesson_credit.tui.widgets.key_scroll import KeyScroll
 
+SAME_SALIENCE = 1e-9  # the journal gives the logged salience (as core's explanation notes a difference)
 
-def credit_story(credit: LessonCredit, settings: CreditSettings, base: float | None, compact: bool = False) -> Text:
+
+def credit_story(
+    credit: LessonCredit,
+    settings: CreditSettings,
+    base: float | None,
+    compact: bool = False,
+    journal_changed: bool = False,
+) -> Text:
     """The arithmetic behind a lesson's credit, with the keywords that made its salience.
 
     `compact` (an 80x24 terminal): four lines, not seven; the lesson is named in the panel's title
-    (`story_title`), salience and weight share a line, and so do the keywords hit and missed."""
+    (`story_title`), salience and weight share a line, and so do the keywords hit and missed.
+
+    The salience is the log's. When the journal or the lesson's keywords no longer give it, the keywords are not
+    said to make it: the line says "(logged)", and the next says what they give now (in the lines a box shows at
+    80x24: the note at the story's end was below them). `journal_changed`: the journal's sha256 is not its
+    record's, said on a line of its own there too (`show` and `explain` warn so)."""
     out = Text()
     if not compact:
         out.append(one_line(credit.path) + "\n", style="bold")
     breakdown = credit.breakdown
     counted = len(breakdown.keywords) if breakdown else None
+    drifted = breakdown is not None and abs(breakdown.salience - credit.salience) > SAME_SALIENCE
     if credit.salience_missing:
         out.append("salience not stored in the log: counted as 0.5\n", style="italic")
+    elif drifted:
+        out.append(f"salience {fmt(credit.salience, 3)} (logged)\n")
     elif breakdown is not None and counted:
         out.append(f"salience {breakdown.hits}/{counted} keywords = {fmt(credit.salience, 3)}\n")
     else:
@@ -37,6 +53,12 @@ def credit_story(credit: LessonCredit, settings: CreditSettings, base: float | N
         out.append(" · ", style="dim")
     floor = settings.floor
     out.append(f"weight {floor:g} + {1 - floor:g}×{fmt(credit.salience, 3)} = {fmt(credit.weight, 3)}\n")
+    if drifted and breakdown is not None:
+        now = f"{breakdown.hits}/{counted} keywords hit" if counted else "no keywords counted"
+        said = f"⚠ now {now}: salience {fmt(breakdown.salience, 3)}; the log's {fmt(credit.salience, 3)} counts\n"
+        out.append(said, style="bold")
+    if journal_changed:
+        out.append("⚠ journal changed since the session was recorded (sha256 differs)\n", style="bold")
     if credit.during:  # (as `show` says under its credit table)
         out.append("included during the session (record --during): credited as the others; no effect estimate")
         out.append(" counts it\n")
@@ -70,7 +92,7 @@ def credit_story(credit: LessonCredit, settings: CreditSettings, base: float | N
         out.append(", ".join(misses) or "none")
         if not breakdown.keywords:
             out.append("\n(no counted keywords: salience is 0.5 by rule)", style="italic")
-    if credit.note:
+    if credit.note and not drifted:  # (the salience's note is said above, in the story's first lines)
         out.append("\n⚠ " + one_line(credit.note), style="bold")
     return out
 

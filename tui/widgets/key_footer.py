@@ -51,6 +51,7 @@ SHORT = {
     "over_time": "Over time",
     "toggle_pending": "Pending",
     "next_pending": "Next",
+    "Back / discard draft": "Back",  # (a session's escape: a draft's discard is in help)
     "cycle_strategy": "Strategy",
     "cycle_policy": "Policy",
     "cycle_priority": "Rewards",
