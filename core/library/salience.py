@@ -378,7 +378,7 @@ class KeywordMatcher:
                     wild[wildcard.key] = None
             viable = ((), None)
             del wildcards, where  # a batch's occurrences (and viable ones) go before the next batch's are gathered
-        return wild, unmatched, work
+        return {w.key: wild[w.key] for w in live if w.key in wild}, unmatched, work  # (in `live`'s order, as before)
 
     def _within_budget(self, live: list[Wildcard], counts: Any, n: int) -> tuple[list[Wildcard], list[str], int]:
         """The wildcards matched, in order, while the work of matching them adds up to at most the budget
@@ -410,7 +410,7 @@ class KeywordMatcher:
             return
         batch: list[Wildcard] = []
         numbers: set[int] = set()
-        for wildcard in live:
+        for wildcard in sorted(live, key=lambda w: w.parts):  # those of the same parts in one batch: one pass for all
             own = {int(self._part_of[self._slot_of[part]]) for part in wildcard.parts}
             if batch and sum(int(parts.counts[k]) for k in numbers | own) > cast(int, parts.budget):
                 yield batch, self._gather(lowered, window, numbers)

@@ -211,3 +211,30 @@ def test_a_dense_wildcards_count_over_many_steps() -> None:
     found = KeywordMatcher(["a*", "*a*"]).scan(text)
     assert found.count("a*") == found.count("*a*") == 70_000
     assert list(found.spans("a*"))[-1] == (139_998, 139_999)
+
+
+def test_wildcards_of_the_same_parts_share_one_pass_when_batched() -> None:
+    # Over 20,000 `a`s, four sets of four parts (a..aaaa, a*5..a*8, a*9..a*12, a*13..a*16): each set's parts occur
+    # about 4 x 20,000 times, what one batch may hold (4 a character), so each set is a batch of its own. Sixteen
+    # wildcards, the four sets and then the first two alternating (review29): before, each change of set started a
+    # batch, a pass over the journal each (16 passes); now those of one set go together: 4.
+    text = "a" * 20_000
+    sets = [tuple("a" * (4 * i + j + 1) for j in range(4)) for i in range(4)]
+
+    def key(parts: tuple[str, ...], stars: int) -> str:
+        return parts[0] + "*" * stars + "*".join(parts[1:])
+
+    keywords = [key(p, 1) for p in sets] + ["*" * (i + 1) + key(sets[i % 2], i + 2) for i in range(12)]
+    gathered: list[int] = []
+    real = KeywordMatcher._gather
+
+    def counted(self: KeywordMatcher, *args: Any) -> Any:
+        gathered.append(1)
+        return real(self, *args)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(KeywordMatcher, "_gather", counted)
+        found = KeywordMatcher(keywords).scan(text)
+    assert len(gathered) == 4
+    # each is its parts in order inside one word of 20,000 `a`s: every one matches
+    assert sorted(found) == sorted(keywords) and not found.unmatched
