@@ -16,6 +16,16 @@ def _text(app: LessonCreditApp, selector: str) -> str:
     return str(app.screen.query_one(selector).render())
 
 
+async def _shown(root: Path, key: str, selector: str) -> str:
+    """`selector`'s text on the screen `key` opens, at 80x24, on the workspace as it is."""
+    app = LessonCreditApp(Workspace(root, clock=fixed_clock), seed=0, poll_seconds=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press(key)
+        await settle(pilot)
+        return _text(app, selector)
+
+
 async def test_an_empty_workspace_says_what_fills_analysis_and_the_queue(ws_root: Path) -> None:
     shutil.rmtree(ws_root / "state")  # the lessons only: nothing logged
     for size in ((80, 24), (200, 50)):
@@ -39,17 +49,10 @@ async def test_sessions_with_none_graded_say_effects_need_grades(ws_root: Path) 
     (ws_root / "state" / "journals" / "p1.md").write_text("git worktree\n", encoding="utf-8")
     ws = Workspace(ws_root, clock=fixed_clock)
     record(ws, ws_root, ("p1", "p1.md", ["tools/git-worktree.md"], None, "code", "2026-03-06T10:00:00Z"))
-    app = LessonCreditApp(Workspace(ws_root, clock=fixed_clock), seed=0, poll_seconds=0)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await pilot.press("a")
-        await settle(pilot)
-        caveat = _text(app, "#analysis-caveat")
-        assert "No session is graded yet" in caveat, caveat
-        await pilot.press("I")
-        await settle(pilot)
-        assert "1 session" in _text(app, "#queue-summary")  # p1, pending: the queue lists it, no hint
-        assert "Nothing to grade" not in _text(app, "#queue-summary")
+    caveat = await _shown(ws_root, "a", "#analysis-caveat")
+    assert "No session is graded yet" in caveat, caveat
+    summary = await _shown(ws_root, "I", "#queue-summary")
+    assert "1 session" in summary and "Nothing to grade" not in summary  # p1, pending: the queue lists it, no hint
 
 
 async def test_a_queue_with_every_session_scored_says_so(ws_root: Path) -> None:
@@ -60,13 +63,8 @@ async def test_a_queue_with_every_session_scored_says_so(ws_root: Path) -> None:
     assert pending  # the fixture has pending sessions
     for session_id in pending:
         ws.append_grade(session_id, 0.5, grader="erik")
-    app = LessonCreditApp(Workspace(ws_root, clock=fixed_clock), seed=0, poll_seconds=0)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await pilot.press("I")
-        await settle(pilot)
-        summary = _text(app, "#queue-summary")
-        assert "Nothing to grade: every session logged has a score." in summary, summary
+    summary = await _shown(ws_root, "I", "#queue-summary")
+    assert "Nothing to grade: every session logged has a score." in summary, summary
 
 
 async def test_graded_sessions_without_lessons_say_no_lesson_was_injected(ws_root: Path) -> None:
@@ -78,10 +76,5 @@ async def test_graded_sessions_without_lessons_say_no_lesson_was_injected(ws_roo
     for i in range(2):
         (ws_root / "state" / "journals" / f"n{i}.md").write_text("nothing\n", encoding="utf-8")
         record(ws, ws_root, (f"n{i}", f"n{i}.md", [], 0.5, "code", f"2026-03-0{i + 1}T10:00:00Z"))
-    app = LessonCreditApp(Workspace(ws_root, clock=fixed_clock), seed=0, poll_seconds=0)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await pilot.press("a")
-        await settle(pilot)
-        caveat = _text(app, "#analysis-caveat")
-        assert "No lesson was injected in the 2 graded sessions" in caveat, caveat
+    caveat = await _shown(ws_root, "a", "#analysis-caveat")
+    assert "No lesson was injected in the 2 graded sessions" in caveat, caveat
