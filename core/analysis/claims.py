@@ -260,7 +260,7 @@ def fit_columns(design: Design, *, solver: str = "auto") -> Fitted:
     # leave-one-out lift is the step as much as anything, and the policy draws it from the prior
     whole = groups_without_blocks(design.category, design.agent, design.n_agents)
     block = block_codes(design.n, design.n_blocks) if design.n_blocks > 1 else None
-    switch = timed_switches(op.x, op.group, block, whole)
+    switch = timed_switches(op.x, op.group, block, whole, (design.category, design.agent))
     timed = ~few & (switch.timed | _holds_timed(design, columns))
     identified &= ~timed
     scope = _switch_categories(design, op, timed, whole, switch)

@@ -473,8 +473,8 @@ def time_only(stream: Stream) -> npt.NDArray[np.bool_]:
     r, c = np.concatenate(rows), np.concatenate(cols)
     x = sparse.csr_matrix((np.ones(len(r)), (r, c)), shape=(s.n, len(arms)))
     block = block_codes(s.n, s.n_blocks) if s.n_blocks > 1 else None
-    out = none.copy()
-    out[arms] = timed_switches(x, group, block, groups_without_blocks(s.category, s.agent, s.n_agents)).timed
+    out, whole = none.copy(), groups_without_blocks(s.category, s.agent, s.n_agents)
+    out[arms] = timed_switches(x, group, block, whole, (s.category, s.agent)).timed
     return with_groups(out, lambda: (stream.entries(lo, hi)[:2] for lo, hi in stream.spans()))
 
 

@@ -12,7 +12,9 @@ import numpy as np
 import numpy.typing as npt
 
 IntArray = npt.NDArray[np.int64]
+Factors = tuple[IntArray, "IntArray | None"]  # each session's category and agent (None: one agent)
 
+BASELINE_CHUNK = 256  # columns told against the baselines at a time (`in_baselines`: cells x columns each)
 GROUP_SHARE = 0.9  # lessons together in at least this share of each one's sessions form a group (`loo`'s groups)
 
 
@@ -104,9 +106,10 @@ def switches(x: Any, group: IntArray, block: IntArray | None = None) -> Switches
     return Switches(timed, varying.astype(np.int64), at, on)
 
 
-def with_edges(found: Switches, x: Any, group: IntArray, block: IntArray) -> Switches:
+def with_edges(found: Switches, x: Any, group: IntArray, block: IntArray, factors: Factors) -> Switches:
     """`found` (per time block) with the columns that vary in no block but switch once over the whole log
-    (`group`: the baseline groups without the blocks; `block`: each session's time block): the switch falls where
+    (`group`: the baseline groups without the blocks; `block`: each session's time block; `factors`: each one's
+    category and agent, the baselines the fit adds to the blocks'): the switch falls where
     a block starts, and the blocks' baselines take all of it. They are timed too, `at` their switch (`edge` says
     which). So are those that vary in no block but more often over the log, when the baselines take all of that
     too (`in_baselines`: on in every session of some blocks and in none of the others, say), `at` -1."""
@@ -117,42 +120,38 @@ def with_edges(found: Switches, x: Any, group: IntArray, block: IntArray) -> Swi
     edge[still] = whole.timed
     more = still[(whole.blocks > 0) & ~whole.timed]  # varying over the log, not in one switch
     if len(more):
-        edge[more[in_baselines(csc[:, more], group, block)]] = True
+        edge[more[in_baselines(csc[:, more], factors[0], factors[1], block)]] = True
     at, on = found.at.copy(), found.on.copy()
     at[still] = np.where(whole.timed, whole.at, at[still])
     on[still] = np.where(whole.timed, whole.on, on[still])
     return Switches(found.timed | edge, found.blocks, at, on, edge)
 
 
-def in_baselines(x: Any, group: IntArray, block: IntArray) -> npt.NDArray[np.bool_]:
-    """Per column of `x` (sessions x columns, scipy.sparse), injected (nonzero) in every session of some cells
-    (a baseline group `group` in a time block `block`) and in none of the others: whether the baselines take all
-    of it, its indicator being a group's number plus a block's over every cell the log has (the column of
-    injections is then a sum of the groups' and the blocks' indicator columns, and no fit with those baselines
-    can tell the lesson's effect from theirs). The cells are the edges of a graph of groups and blocks: a
-    spanning forest fixes each group's and each block's number, and every other cell must agree."""
-    from scipy import sparse
-    from scipy.sparse import csgraph
-
-    n_groups, n_blocks = int(group.max()) + 1, int(block.max()) + 1
-    cells, first = np.unique(group * n_blocks + block, return_index=True)
-    g, b = cells // n_blocks, n_groups + cells % n_blocks  # nodes: the groups, then the blocks
-    on = (abs(x[first]) > 0).astype(np.float64).toarray()  # cells x columns: injected in the cell's sessions
-    nodes = n_groups + n_blocks
-    graph = sparse.coo_matrix((np.ones(len(cells)), (g, b)), shape=(nodes, nodes)).tocsr()
-    cell_of = {(int(u), int(v)): i for i, (u, v) in enumerate(zip(g.tolist(), b.tolist(), strict=True))}
-    number = np.zeros((nodes, on.shape[1]))
-    done = np.zeros(nodes, dtype=bool)
-    for root in np.unique(g).tolist():
-        if done[root]:
-            continue
-        order, parent = csgraph.breadth_first_order(graph, root, directed=False, return_predecessors=True)
-        done[order] = True
-        for node in order[1:].tolist():
-            up = int(parent[node])
-            number[node] = on[cell_of[(up, node) if up < n_groups else (node, up)]] - number[up]
-    fits: npt.NDArray[np.bool_] = np.all(np.abs(on - number[g] - number[b]) < 1e-9, axis=0)
-    return fits
+def in_baselines(x: Any, category: IntArray, agent: IntArray | None, block: IntArray) -> npt.NDArray[np.bool_]:
+    """Per column of `x` (sessions x columns, scipy.sparse), injected (nonzero) in every session of some cells (a
+    category, an agent and a time block: `category`, `agent`, `block`, each session's) and in none of the others:
+    whether the baselines take all of it, its column of injections a sum of the categories', the agents' and the
+    blocks' indicator columns (core/analysis/joint_ops.py `indicators`: the fit's baselines, added together), so no
+    fit with them can tell the lesson's effect from theirs. Told on the cells the log has (a column constant in
+    each is in that span exactly when its values over the cells are): what is left of it once projected on the
+    cells' indicators is nothing. A few hundred columns at a time."""
+    agents = agent if agent is not None else np.zeros(len(category), dtype=np.int64)
+    codes = np.stack([category, agents, block], axis=1).astype(np.int64)
+    cells, first = np.unique(codes, axis=0, return_index=True)
+    sizes = np.max(codes, axis=0) + 1
+    z = np.zeros((len(cells), int(sizes.sum())))
+    rows = np.arange(len(cells))
+    for f, offset in enumerate(np.concatenate([[0], np.cumsum(sizes)[:-1]]).tolist()):
+        z[rows, offset + cells[:, f]] = 1.0
+    u, sv, _ = np.linalg.svd(z, full_matrices=False)
+    basis = u[:, sv > sv[0] * 1e-9]  # the span of the cells' indicators, orthonormal
+    csc = x.tocsc()
+    out = np.zeros(x.shape[1], dtype=bool)
+    for lo in range(0, x.shape[1], BASELINE_CHUNK):
+        on = (abs(csc[first, lo : lo + BASELINE_CHUNK]) > 0).astype(np.float64).toarray()
+        left = on - basis @ (basis.T @ on)
+        out[lo : lo + BASELINE_CHUNK] = np.all(np.abs(left) < 1e-6, axis=0)
+    return out
 
 
 def timed_reason(switch: Switches | None, c: int, name: str | None, label: Callable[[int], str]) -> str:
@@ -211,13 +210,14 @@ def one_category(x: Any, group: IntArray, category: IntArray, columns: IntArray)
     return out
 
 
-def timed_switches(x: Any, group: IntArray, block: IntArray | None, whole: IntArray) -> Switches:
+def timed_switches(x: Any, group: IntArray, block: IntArray | None, whole: IntArray, factors: Factors) -> Switches:
     """Where each column switches (`switches`, within the baseline groups `group` and the time blocks `block`),
-    with the columns switched where a block starts (`with_edges`; `whole`: the groups without the blocks):
+    with the columns switched where a block starts (`with_edges`; `whole`: the groups without the blocks; `factors`:
+    each session's category and agent):
     what `loo` (core/analysis/claims.py) and the joint policy (`joint_posterior.time_only`) both read as a
     lesson identified only by time."""
     found = switches(x, group, block)
-    return with_edges(found, x, whole, block) if block is not None else found
+    return with_edges(found, x, whole, block, factors) if block is not None else found
 
 
 def groups_without_blocks(category: IntArray, agent: IntArray | None, n_agents: int) -> IntArray:

@@ -164,7 +164,13 @@ class Exports:
         return over(saved), frozenset(saved.arms)
 
     def per_arm(
-        self, base: FileNumbers, carried: frozenset[str], file: FileNumbers, origin: int, held: str | None = None
+        self,
+        base: FileNumbers,
+        carried: frozenset[str],
+        file: FileNumbers,
+        origin: int,
+        held: str | None = None,
+        untold_as_base: bool = False,
     ) -> tuple[FileNumbers, frozenset[str]] | Untold:
         """`base` (and `carried`, the keys an import saw: what `base` gave) of the file `file` (every key, with
         gptme's stamps; its path resolved; `origin`: the total_sessions of the file of ours its `created` names, the
@@ -174,8 +180,8 @@ class Exports:
         microsecond: that very update) is logged already; its base is what the file holds (carried on). Then no arm
         may share, with a state an import saw, an update past its base (a gptme update adds one selection, so the
         common part of two arms' histories is no longer than the shorter; of two at one count under other stamps,
-        shorter still): that update may be logged already, or not (Untold: which arm, which path). Counted:
-        `_counted`."""
+        shorter still): that update may be logged already, or not (Untold: which arm, which path; with
+        `untold_as_base`, that arm keeps `base`'s numbers instead, the others told). Counted: `_counted`."""
         states = [(n, logged) for _, n, logged in self.history if n.created == file.created]
         if not states:
             return base, carried
@@ -194,7 +200,9 @@ class Exports:
         for key, counts in file.arms.items():
             for seen, told, where in saw.get(key, ()):
                 if _shares_past(counts, file.stamps.get(key), seen, told, arms.get(key, NEW_ARM)[2]):
-                    return Untold(key, where, told is None)
+                    if not untold_as_base:
+                        return Untold(key, where, told is None)
+                    break  # (the arm keeps the base's numbers: its update is logged from there, maybe again)
         counted = _counted(file, base.sessions, origin, arms, [(n, count) for n, count in states if n.path != held])
         return FileNumbers(base.path, base.created, arms, file.sessions - counted, stamps), frozenset(keys)
 

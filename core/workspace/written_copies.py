@@ -182,9 +182,10 @@ class WrittenCopies(Analysis):
         `Exports.per_arm`): an arm exactly as one of them saw it (its numbers and gptme's stamp) is that update,
         logged already; the sessions counted are those no import logged. Only before any save of the own file of
         that `created` is logged: the copy is then the file they all grew from (logging one keeps the file as
-        gptme saved it in its place). An arm that may or may not hold an update such an import logged: `written` as
-        it is (the update logged against our copy, as before this check: that one update may count twice; keeping
-        the file as it is instead lost every later session gptme saved to it, for good)."""
+        gptme saved it in its place). An arm that may or may not hold an update such an import logged keeps our
+        copy's numbers (its update logged against them, as before this check: that one update may count twice;
+        keeping the file as it is instead lost every later session gptme saved to it, for good); the others are
+        told."""
         created, own, exports = state.get("created"), str(self.state_path), self._reader.index.exports
         if not isinstance(created, str) or written.created != created or written.sessions is None:
             return written
@@ -198,10 +199,9 @@ class WrittenCopies(Analysis):
             numbers = FileNumbers(own, created, counts, interop.file_sessions(state), stamps)
         except (TypeError, ValueError, AttributeError, KeyError, OverflowError, interop.InteropError):
             return written  # (the increments refuse it)
-        found = exports.per_arm(FileNumbers(own, created, written.arms, written.sessions), frozenset(), numbers,
-                                written.sessions)  # fmt: skip
-        if isinstance(found, Untold):
-            return written
+        base = FileNumbers(own, created, written.arms, written.sessions)
+        found = exports.per_arm(base, frozenset(), numbers, written.sessions, untold_as_base=True)
+        assert not isinstance(found, Untold)  # (untold_as_base: an untold arm keeps our copy's numbers)
         return foreign.Written(found[0].arms, found[0].sessions, created, written.records)
 
     def _rebuilt(self, state: dict[str, Any]) -> foreign.Written | str:

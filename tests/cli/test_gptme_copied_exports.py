@@ -428,3 +428,26 @@ def test_a_copy_of_the_own_file_imported_after_its_save_was_logged(root: Path, t
     expected = {GIT: (2.8, 1.2, 2), **({QUOTE: (2.0, 1.0, 1)} if variant == "quote" else {})}
     assert posteriors(root) == {key: pytest.approx(numbers) for key, numbers in expected.items()}
     assert sessions(root) == 3
+
+
+def test_only_the_untold_arm_of_the_own_file_is_logged_against_our_copy(root: Path, tmp_path: Path) -> None:
+    """review30: the own file saves session 1 (git +1, T1) and session 2 (quote +0, T2), is copied to gy, then saves
+    session 3 (quote +0, T3); gy is imported (sessions 1 and 2: git +1 alpha, quote +1 beta). The own file's git is
+    exactly as gy's import saw it (numbers and stamp): logged already. Its quote, two updates past our copy under
+    another stamp than gy's, may or may not hold session 2: logged against our copy (+2 beta, session 2 again: the
+    documented case). Before, the whole file went against our copy once one arm was untold: git +2 (session 1
+    twice). By hand: git +1 alpha n +1; quote +3 beta n +3 (truth +2)."""
+    gy = tmp_path / "gy" / "bandit-state.json"
+    gy.parent.mkdir()
+    ok("grade", "s1", "0.8", "--workspace", str(root))
+    before = posteriors(root)
+    own = root / STATE_REL
+    gptme_session(own, GIT, 1.0, T1)
+    gptme_session(own, QUOTE, 0.0, T2)
+    shutil.copy(own, gy)
+    gptme_session(own, QUOTE, 0.0, T3)
+    ok("import-gptme", "--workspace", str(root), str(gy))
+    ok("status", "--workspace", str(root))
+    git, quote = before.get(GIT, (1.0, 1.0, 0)), before.get(QUOTE, (1.0, 1.0, 0))
+    assert posteriors(root)[GIT] == pytest.approx((git[0] + 1, git[1], git[2] + 1))
+    assert posteriors(root)[QUOTE] == pytest.approx((quote[0], quote[1] + 3, quote[2] + 3))

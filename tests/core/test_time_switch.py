@@ -220,14 +220,14 @@ def test_switched_agrees_with_its_definition_on_random_designs() -> None:
 
 
 def edge_by_hand(
-    x: np.ndarray, group: np.ndarray, whole: np.ndarray, block: np.ndarray
+    x: np.ndarray, group: np.ndarray, whole: np.ndarray, block: np.ndarray, category: np.ndarray, agent: np.ndarray
 ) -> tuple[list[bool], list[int]]:
     """Per column: varies in no block group (`group`) yet over the whole log's groups (`whole`), and there either
     those with it all come before those without or all after (then the first session of the later side, else
-    -1), or its injections are a combination of the whole groups' and the blocks' indicators (least squares
-    leaves no residual: no fit with those baselines can tell it from them)."""
+    -1), or its injections are a combination of the categories', the agents' and the blocks' indicators (the
+    fit's baselines, added together: least squares leaves no residual, no fit with them can tell it apart)."""
     edges, ats = [], []
-    baselines = np.hstack([np.eye(int(whole.max()) + 1)[whole], np.eye(int(block.max()) + 1)[block]])
+    baselines = np.hstack([np.eye(int(f.max()) + 1)[f] for f in (category, agent, block)])
     for j in range(x.shape[1]):
         on: list[int] = []
         off: list[int] = []
@@ -272,8 +272,8 @@ def test_a_switch_where_a_block_starts_is_found_over_the_whole_log() -> None:
         table = rng.random((int(whole.max()) + 1, n_blocks, 2)) < 0.5
         x = np.hstack([x, in_blocks, table[whole, block].astype(np.float64)])
         stored = sparse.csr_matrix(x)
-        found = with_edges(switches(stored, group, block), stored, whole, block)
-        edges, ats = edge_by_hand(x, group, whole, block)
+        found = with_edges(switches(stored, group, block), stored, whole, block, (category, agent))
+        edges, ats = edge_by_hand(x, group, whole, block, category, agent)
         assert found.edge is not None and found.edge.tolist() == edges, (x.tolist(), group.tolist())
         assert found.at[found.edge].tolist() == [a for a, e in zip(ats, edges, strict=True) if e]
         assert (found.timed[found.edge]).all()
@@ -352,3 +352,26 @@ def test_a_lesson_on_in_one_block_of_one_category_only_is_still_identified() -> 
     column = lesson_claims(design, session_ids=[f"x{i}" for i in range(N)]).of(0)
     assert column is not None and not column.timed and column.identified, column
     assert timed_arms(design).tolist() == [False] * x.shape[1]
+
+
+def test_a_lesson_the_agents_baselines_tell_apart_is_identified() -> None:
+    # review30: categories x and y, agents a and b; (x,a), (x,b), (y,a) throughout, (y,b) in the last block only.
+    # The lesson is in blocks 1 and 3 of 3 except in (y,b) sessions (+0.15): constant in every cell, and its cells
+    # are a (category x agent) group's number plus a block's, but not a category's plus an agent's plus a block's
+    # (the fit's baselines, added together): (y,b) in block 3 is off where (y,a), (x,b) and block 3 say on. The fit
+    # estimates it; before, it was read as time-only (ranking 0)
+    n = 900
+    rng = np.random.default_rng([71, 11])
+    block = block_codes(n, 3)
+    category, agent = np.arange(n) % 2, (np.arange(n) // 2) % 2
+    agent[(category == 1) & (block < 2)] = 0  # (y,b) only in the last block
+    lesson = ((block != 1) & ~((category == 1) & (agent == 1))).astype(np.float64)
+    x = np.stack([lesson, (rng.random(n) < 0.5).astype(np.float64)], axis=1)
+    reward = 0.5 + 0.15 * lesson + 0.05 * block + rng.normal(0.0, 0.1, n)
+    rows, arms = np.nonzero(x)
+    design = Design(
+        np.arange(n), reward, category, 2, rows, arms, np.ones(len(rows)), 2, n_blocks=3, agent=agent, n_agents=2
+    )
+    column = lesson_claims(design, session_ids=[f"x{i}" for i in range(n)]).of(0)
+    assert column is not None and not column.timed and column.identified, column
+    assert column.effect is not None and abs(column.effect.estimate - 0.15) < 3 * column.effect.se, column.effect
