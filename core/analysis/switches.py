@@ -14,7 +14,8 @@ import numpy.typing as npt
 IntArray = npt.NDArray[np.int64]
 Factors = tuple[IntArray, "IntArray | None"]  # each session's category and agent (None: one agent)
 
-BASELINE_CHUNK = 256  # columns told against the baselines at a time (`in_baselines`: cells x columns each)
+BASELINE_CHUNK = 64  # columns told against the baselines at a time (`in_baselines`: cells x columns each)
+BASELINE_LEVELS = 512  # categories, agents and blocks `in_baselines` tells columns against at most (a square of them)
 GROUP_SHARE = 0.9  # lessons together in at least this share of each one's sessions form a group (`loo`'s groups)
 
 
@@ -133,23 +134,26 @@ def in_baselines(x: Any, category: IntArray, agent: IntArray | None, block: IntA
     whether the baselines take all of it, its column of injections a sum of the categories', the agents' and the
     blocks' indicator columns (core/analysis/joint_ops.py `indicators`: the fit's baselines, added together), so no
     fit with them can tell the lesson's effect from theirs. Told on the cells the log has (a column constant in
-    each is in that span exactly when its values over the cells are): what is left of it once projected on the
-    cells' indicators is nothing. A few hundred columns at a time."""
+    each is in that span exactly when its values over the cells are): least squares on the cells' indicators
+    (their Gram matrix's pseudo-inverse) leaves nothing of it. A few columns at a time; with more than
+    BASELINE_LEVELS categories, agents and blocks together, none is (the older rules only)."""
+    from scipy import sparse
+
     agents = agent if agent is not None else np.zeros(len(category), dtype=np.int64)
     codes = np.stack([category, agents, block], axis=1).astype(np.int64)
     cells, first = np.unique(codes, axis=0, return_index=True)
     sizes = np.max(codes, axis=0) + 1
-    z = np.zeros((len(cells), int(sizes.sum())))
-    rows = np.arange(len(cells))
-    for f, offset in enumerate(np.concatenate([[0], np.cumsum(sizes)[:-1]]).tolist()):
-        z[rows, offset + cells[:, f]] = 1.0
-    u, sv, _ = np.linalg.svd(z, full_matrices=False)
-    basis = u[:, sv > sv[0] * 1e-9]  # the span of the cells' indicators, orthonormal
+    if int(sizes.sum()) > BASELINE_LEVELS:
+        return np.zeros(x.shape[1], dtype=bool)
+    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    rows = np.repeat(np.arange(len(cells)), 3)
+    z = sparse.csr_matrix((np.ones(len(rows)), (rows, (cells + offsets).ravel())), shape=(len(cells), sizes.sum()))
+    solve = np.linalg.pinv((z.T @ z).toarray(), rcond=1e-10, hermitian=True)
     csc = x.tocsc()
     out = np.zeros(x.shape[1], dtype=bool)
     for lo in range(0, x.shape[1], BASELINE_CHUNK):
         on = (abs(csc[first, lo : lo + BASELINE_CHUNK]) > 0).astype(np.float64).toarray()
-        left = on - basis @ (basis.T @ on)
+        left = on - z @ (solve @ (z.T @ on))
         out[lo : lo + BASELINE_CHUNK] = np.all(np.abs(left) < 1e-6, axis=0)
     return out
 
