@@ -215,6 +215,9 @@ class AppNavigation(_Base):
                 await self.action_discard_writes(then=self._finish_quit)
                 return
             await asyncio.sleep(0.02)
+        await self.leave_detail(self._exit_now, "quit", under_dialogs=True)  # (a draft typed meanwhile: asked)
+
+    async def _exit_now(self) -> None:
         self.exit()
 
     def action_help(self) -> None:

@@ -91,3 +91,26 @@ async def test_q_while_a_write_waits_for_the_lock_says_so_at_once_and_quits_once
                 holder.release()
             await wait_until(pilot, lambda: not app.is_running)
     assert grades(ws_root) == [("s4", 0.7)]
+
+
+async def test_a_draft_typed_while_the_quit_waits_is_asked_about_before_quitting(
+    workspace: Workspace, ws_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """review30: `q` while a write waits for the lock leaves the app answering keys; a draft typed meanwhile (4 on
+    the next session) was dropped without a word when the write landed and the app quit. Now the quit asks about
+    it first, as `q` does over a draft; `y` then quits."""
+    monkeypatch.setenv("LESSON_CREDIT_LOCK_TIMEOUT", "600")  # the writer waits; it does not fail
+    app = make_app(workspace)
+    with LockHolder(ws_root / LOCK) as holder:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            burst(pilot, "s", "n", "7", "c")
+            await wait_until(pilot, lambda: app.saving == "1 write waits for another writer's lock")
+            burst(pilot, "q", "n", "4")
+            await wait_until(pilot, lambda: getattr(app.screen, "draft", None) == 0.4)
+            holder.release()
+            await wait_until(pilot, lambda: isinstance(app.screen, LeaveQuestion) or not app.is_running)
+            assert app.is_running and isinstance(app.screen, LeaveQuestion)
+            await pilot.press("y")
+            await wait_until(pilot, lambda: not app.is_running)
+    assert grades(ws_root) == [("s4", 0.7)]
