@@ -1,6 +1,7 @@
 """A column identified only by time (`core.analysis.claims`, "Identified only by time"): within the
-baseline groups its only variation is one switch in log order, at one moment per time block; and where
-that switch happens, for the reasons `loo` prints and the policy's `joint_posterior.time_only`."""
+baseline groups its only variation is one switch in log order, at one moment per time block, or the baselines
+take all of it (`in_baselines`); and where that switch happens, for the reasons `loo` prints and the policy's
+`joint_posterior.time_only`."""
 
 from __future__ import annotations
 
