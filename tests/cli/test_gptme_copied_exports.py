@@ -15,18 +15,12 @@ from typing import Any
 import pytest
 
 from lesson_credit.core.log.events import InvalidEvent, PriorEvent, decode_event
+from tests.cli.test_gptme_exports import GIT, PLAIN, QUOTE, S1
 from tests.support.cli_run import run_cli
+from tests.support.cli_run import run_ok as ok
 from tests.support.engine_helpers import BASIC_JOURNAL, BASIC_LESSONS, LOG_REL, STATE_REL, make_workspace
 
-GIT, QUOTE, PLAIN = "tools/git.md", "tools/quote.md", "workflow/plain.md"
-S1 = {"type": "session", "session_id": "s1", "base_reward": 0.8, "lessons": [{"path": GIT, "salience": 1.0}]}
 T1, T2, T3, T4 = (f"2026-12-06T10:0{i}:00.{i}00001+00:00" for i in range(1, 5))  # gptme's clock, one per session
-
-
-def ok(*argv: str) -> str:
-    code, out, err = run_cli(*argv)
-    assert code == 0, err
-    return out
 
 
 @pytest.fixture

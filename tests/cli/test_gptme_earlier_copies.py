@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.cli_run import run_cli
+from tests.support.cli_run import run_ok as ok
 from tests.support.engine_helpers import (
     BASIC_JOURNAL,
     BASIC_LESSONS,
@@ -28,12 +28,6 @@ from tests.support.engine_helpers import (
 from tests.support.gptme_timed import GPTME_TIME, gptme_saved, refused, rows, timed_workspace
 
 GIT, QUOTE, PLAIN, OTHER = "tools/git.md", "tools/quote.md", "workflow/plain.md", "tools/other.md"
-
-
-def ok(*argv: str) -> str:
-    code, out, err = run_cli(*argv)
-    assert code == 0, err
-    return out
 
 
 @pytest.fixture

@@ -18,16 +18,11 @@ import pytest
 from lesson_credit.core.bandit.increments import written_copy
 from lesson_credit.core.log.events import ExportEvent, InvalidEvent, decode_event
 from tests.support.cli_run import run_cli
+from tests.support.cli_run import run_ok as ok
 from tests.support.engine_helpers import BASIC_JOURNAL, BASIC_LESSONS, LOG_REL, STATE_REL, make_workspace
 
 GIT, QUOTE, PLAIN = "tools/git.md", "tools/quote.md", "workflow/plain.md"
 S1 = {"type": "session", "session_id": "s1", "base_reward": 0.8, "lessons": [{"path": GIT, "salience": 1.0}]}
-
-
-def ok(*argv: str) -> str:
-    code, out, err = run_cli(*argv)
-    assert code == 0, err
-    return out
 
 
 @pytest.fixture

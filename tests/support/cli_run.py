@@ -48,6 +48,13 @@ def run_cli(*argv: str, clock: Clock = None) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
+def run_ok(*argv: str) -> str:
+    """`run_cli` of a command that must succeed: its stdout (stderr in the failure's message)."""
+    code, out, err = run_cli(*argv)
+    assert code == 0, err
+    return out
+
+
 class Terminal(io.StringIO):
     """A stdout that says it is a terminal: what a person at one sees (with $COLUMNS for its width)."""
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -69,6 +70,13 @@ async def test_ctrl_q_over_the_grade_box_or_help_asks_before_dropping_the_draft(
     assert grades(ws_root) == []
 
 
+async def graded_under_the_lock(pilot: Any, app: LessonCreditApp) -> None:
+    """`s n 7 c` (s4, the first pending session, graded 0.7), its write waiting for the lock another writer holds."""
+    await settle(pilot)
+    burst(pilot, "s", "n", "7", "c")
+    await wait_until(pilot, lambda: app.saving == "1 write waits for another writer's lock")
+
+
 async def test_q_while_a_write_waits_for_the_lock_says_so_at_once_and_quits_once_it_is_written(
     workspace: Workspace, ws_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -79,9 +87,7 @@ async def test_q_while_a_write_waits_for_the_lock_says_so_at_once_and_quits_once
     app = make_app(workspace)
     with LockHolder(ws_root / LOCK) as holder:
         async with app.run_test(size=(80, 24)) as pilot:
-            await settle(pilot)
-            burst(pilot, "s", "n", "7", "c")
-            await wait_until(pilot, lambda: app.saving == "1 write waits for another writer's lock")
+            await graded_under_the_lock(pilot, app)
             burst(pilot, "q")
             said = ("", "Quitting once 1 write is saved…")  # (the app's own messages go on: its toast is raised)
             try:  # (bounded: the old code's wait never ended, its key's action holding the app's messages)
@@ -103,14 +109,13 @@ async def test_a_draft_typed_while_the_quit_waits_is_asked_about_before_quitting
     app = make_app(workspace)
     with LockHolder(ws_root / LOCK) as holder:
         async with app.run_test(size=(80, 24)) as pilot:
-            await settle(pilot)
-            burst(pilot, "s", "n", "7", "c")
-            await wait_until(pilot, lambda: app.saving == "1 write waits for another writer's lock")
+            await graded_under_the_lock(pilot, app)
             burst(pilot, "q", "n", "4")
             await wait_until(pilot, lambda: getattr(app.screen, "draft", None) == 0.4)
             holder.release()
             await wait_until(pilot, lambda: isinstance(app.screen, LeaveQuestion) or not app.is_running)
             assert app.is_running and isinstance(app.screen, LeaveQuestion)
+            await settle(pilot)  # the question drawn: a key typed before it waits, named in it, and answers nothing
             await pilot.press("y")
             await wait_until(pilot, lambda: not app.is_running)
     assert grades(ws_root) == [("s4", 0.7)]
