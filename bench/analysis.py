@@ -4,7 +4,8 @@ joint_fit: `lesson_credit.core.analysis.joint.fit_joint` on the log's design, em
 < 1 s). Baseline: the same ridge solved the plain way, X'X accumulated session by session into
 a dense matrix, then one dense solve and inverse at the penalty ours chose; both must give the
 same coefficients, and the same sds where ours is exact (up to `DENSE_MAX` lessons); beyond it
-ours are the neighbourhood variances (`joint_ops`): never above the exact ones, within 2% in median.
+ours are the neighbourhood variances (core/analysis/neighbourhoods.py): never above the exact ones, within 2%
+in median.
 
 loo_cli: `lesson-credit loo --no-write --json` subprocess wall time, end to end (target < 3 s); the
 detail adds its CPU time (user + sys) per run, which a busy machine inflates less.

@@ -12,7 +12,7 @@ Wall times are the harness's (best of 3); the detail adds one run's CPU time (pr
 threads), which a machine shared with busy neighbours inflates less. Checks (the case fails on
 any): at the penalty the dense fit chose, the iterative posterior means equal the dense ones (max
 difference under 1e-6 of the largest); the iterative posterior sds are a lower bound of the dense
-ones and within 2% of them in median (`joint_ops`' neighbourhood variances). Also timed,
+ones and within 2% of them in median (core/analysis/neighbourhoods.py's neighbourhood variances). Also timed,
 report-only: `lesson_claims` (identification, groups, the unshrunk robust fit, halves and
 categories) on the 3,000-lesson design.
 

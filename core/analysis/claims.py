@@ -43,8 +43,9 @@ import numpy as np
 import numpy.typing as npt
 
 from lesson_credit.core.analysis.joint import DENSE_MAX, TAU_MIN, Design, block_codes
-from lesson_credit.core.analysis.joint_ops import CROSS_DENSE_MAX, Centred, centred, neighbourhoods
+from lesson_credit.core.analysis.joint_ops import CROSS_DENSE_MAX, Centred, centred
 from lesson_credit.core.analysis.joint_solve import solve_operator
+from lesson_credit.core.analysis.neighbourhoods import neighbourhoods
 from lesson_credit.core.analysis.robust import RobustFit, fit_robust
 from lesson_credit.core.analysis.stats import FLAG_FDR as FLAG_FDR  # effects.py names it here
 from lesson_credit.core.analysis.stats import FLAG_P, benjamini_hochberg

@@ -1,4 +1,4 @@
-"""What breaks ties among a lesson's neighbours in the joint fit (`joint_ops.neighbourhoods`): a number per
+"""What breaks ties among a lesson's neighbours in the joint fit (`neighbourhoods.neighbourhoods`): a number per
 column of the design that depends on the column's content (its sessions and weights), not on its place among
 the columns, which is the order lessons first appear in the log. Lessons tied in correlation with a lesson (that
 shared as many sessions with it: common when each lesson is in a few sessions) are then chosen by what they are,

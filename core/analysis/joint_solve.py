@@ -11,14 +11,8 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
-from lesson_credit.core.analysis.joint_ops import (
-    CG_TOL,
-    Centred,
-    Gram,
-    Neighbourhoods,
-    conjugate_gradients,
-    neighbourhoods,
-)
+from lesson_credit.core.analysis.joint_ops import CG_TOL, Centred, Gram, conjugate_gradients
+from lesson_credit.core.analysis.neighbourhoods import Neighbourhoods, neighbourhoods
 from lesson_credit.core.base.memory import scipy_linalg
 
 FloatArray = npt.NDArray[np.float64]
@@ -170,7 +164,7 @@ def _solve_iterative(
     """Conjugate gradients for the posterior mean; lambda by the fixed point of the restricted
     likelihood's stationarity condition, lambda = gamma Q / (n' |beta|^2) with gamma = p - lambda
     tr((A + lambda)^-1) (MacKay's update: the dense path's optimum satisfies it too); the trace
-    and the variances from each lesson's neighbourhood (`joint_ops`)."""
+    and the variances from each lesson's neighbourhood (`neighbourhoods`)."""
     diag = op.gram_diag()
     hoods = hoods if hoods is not None else neighbourhoods(op)
     p = op.p

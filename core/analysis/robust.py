@@ -17,7 +17,7 @@ different noise) get intervals of the right width::
     V = M X~' diag(r_i^2 / (1 - h_i)) X~ M,   M = (A + L)^-1,   h_i = x~_i' M x~_i + z_i'(Z'Z)^+ z_i
 
 Small libraries (`dense`) compute M, h and V exactly. Large ones use conjugate gradients for u
-and, for V, each lesson's neighbourhood (`joint_ops`): V_jj ~ M_jj sum_i x~_ij^2 d_i / A_jj
+and, for V, each lesson's neighbourhood (`neighbourhoods`): V_jj ~ M_jj sum_i x~_ij^2 d_i / A_jj
 (exact when the lesson is uncorrelated with the rest or the noise is equal), h_i ~ sum_j x~_ij^2 M_jj.
 Intervals use Student's t with the lesson's effective number of sessions
 df_j = (sum_i x~_ij^2)^2 / sum_i x~_ij^4 (about min(with, without)): a variance read off ten
@@ -32,7 +32,8 @@ import numpy as np
 import numpy.typing as npt
 
 from lesson_credit.core.analysis.joint import NOISE_MIN
-from lesson_credit.core.analysis.joint_ops import Centred, Neighbourhoods, conjugate_gradients, neighbourhoods
+from lesson_credit.core.analysis.joint_ops import Centred, conjugate_gradients
+from lesson_credit.core.analysis.neighbourhoods import Neighbourhoods, neighbourhoods
 from lesson_credit.core.base.memory import scipy_linalg
 
 FloatArray = npt.NDArray[np.float64]

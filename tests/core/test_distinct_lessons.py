@@ -17,7 +17,8 @@ from lesson_credit.core.analysis import joint as joint_mod
 from lesson_credit.core.analysis import joint_ops
 from lesson_credit.core.analysis.claims import find_groups, lesson_claims
 from lesson_credit.core.analysis.joint import SESSION_BLOCK, Design, design_entries, fit_joint, sums
-from lesson_credit.core.analysis.joint_ops import centred, neighbourhoods
+from lesson_credit.core.analysis.joint_ops import centred
+from lesson_credit.core.analysis.neighbourhoods import neighbourhoods
 from lesson_credit.core.analysis.switches import with_groups
 from tests.support.oracles import ridge_reference, time_columns
 

@@ -13,7 +13,7 @@ import pytest
 
 from lesson_credit.core.analysis import joint as joint_mod
 from lesson_credit.core.analysis.joint import Design, build_design, fit_joint
-from lesson_credit.core.analysis.joint_ops import NEIGHBOURS
+from lesson_credit.core.analysis.neighbourhoods import NEIGHBOURS
 from lesson_credit.core.workspace import Workspace
 from tests.support.engine_helpers import fixed_clock, make_workspace, session
 from tests.support.oracles import ridge_reference

@@ -14,7 +14,7 @@ import pytest
 
 from lesson_credit.core.analysis.claims import injection_design
 from lesson_credit.core.analysis.joint import Design, build_design, fit_joint, fit_log
-from lesson_credit.core.analysis.joint_ops import neighbourhoods
+from lesson_credit.core.analysis.neighbourhoods import neighbourhoods
 from lesson_credit.core.workspace import Workspace
 from tests.support.engine_helpers import crowded_events, fixed_clock, make_workspace
 from tests.support.oracles import restricted_neg2_loglik, ridge_reference, time_columns

@@ -14,7 +14,8 @@ from lesson_credit.core.analysis import claims as claims_mod
 from lesson_credit.core.analysis import joint as joint_mod
 from lesson_credit.core.analysis import joint_ops
 from lesson_credit.core.analysis.joint import Design, fit_joint
-from lesson_credit.core.analysis.joint_ops import centred, neighbourhoods
+from lesson_credit.core.analysis.joint_ops import centred
+from lesson_credit.core.analysis.neighbourhoods import neighbourhoods
 
 LESSONS = 90
 
