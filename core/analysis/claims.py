@@ -11,7 +11,8 @@ session's keywords play no part (they are written after the outcome and can echo
   Members claim nothing on their own.
 - **Identified.** A lesson (or group) is identified when it has at least `MIN_SESSIONS` graded
   sessions with it and as many without, and the data cut its prior sd (the empirical-Bayes prior
-  of the injection model) to at most `SD_RATIO_MAX` of it. Only identified lessons get an
+  of the injection model) to at most `SD_RATIO_MAX` of it, and some fit can estimate it (`estimable`: its
+  injections are no combination of other lessons' and the baselines'). Only identified lessons get an
   estimate, an interval and a p-value: unshrunk, with a robust variance (`robust`).
 - **Over time.** Per identified lesson, its graded sessions are split at the median of its own
   injections (earlier half, later half, with every session in between as control). In each half,
@@ -27,7 +28,7 @@ session's keywords play no part (they are written after the outcome and can echo
   the baseline at the same moment would look exactly the same, and the per-block baselines cannot
   tell the two apart. It is not identified (`switched`); randomized dropout evidence, where there is
   enough, still gives it a headline (`core.analysis.estimates`).
-- **By category.** The same one-step estimate within each category with at least `MIN_CELL`
+- **By category.** The same one-step estimate within each category with at least `one_step.MIN_CELL`
   sessions with and without the lesson; `category_differs` when Cochran's Q over those categories
   has a p-value below `FLAG_P` and a BH-adjusted one below `FLAG_FDR`.
 """
@@ -42,10 +43,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from lesson_credit.core.analysis.estimable import confounded_reason, not_estimable
 from lesson_credit.core.analysis.joint import DENSE_MAX, TAU_MIN, Design, block_codes
 from lesson_credit.core.analysis.joint_ops import CROSS_DENSE_MAX, Centred, centred
 from lesson_credit.core.analysis.joint_solve import solve_operator
 from lesson_credit.core.analysis.neighbourhoods import neighbourhoods
+from lesson_credit.core.analysis.one_step import Interval, by_category, drift_p, halves, heterogeneity_p
 from lesson_credit.core.analysis.robust import RobustFit, fit_robust
 from lesson_credit.core.analysis.stats import FLAG_FDR as FLAG_FDR  # effects.py names it here
 from lesson_credit.core.analysis.stats import FLAG_P, benjamini_hochberg
@@ -53,7 +56,7 @@ from lesson_credit.core.analysis.switches import GROUP_SHARE as GROUP_SHARE  # e
 from lesson_credit.core.analysis.switches import (
     Switches,
     groups_without_blocks,
-    one_category,
+    scopes,
     switched_in,
     timed_reason,
     timed_switches,
@@ -64,47 +67,8 @@ IntArray = npt.NDArray[np.int64]
 
 MIN_SESSIONS = 5  # graded sessions with, and without, a lesson before it can be identified
 SD_RATIO_MAX = 0.8  # identified when the posterior sd is at most this share of the prior sd
-MIN_CELL = 5  # sessions with and without a lesson in a half or a category before its estimate there shows
 WEAK_PRIOR = 4.0  # an identified lesson's prior sd, in prior sds: directions the data cannot see stay anchored
 COMMON_SEEN = 0.1  # the identified lessons' mean gets the full prior as far as the data see it less than this
-LEVEL = 0.95
-
-
-@dataclass(frozen=True)
-class Interval:
-    """An unshrunk estimate with its robust standard error and Student-t degrees of freedom."""
-
-    estimate: float
-    se: float
-    df: float
-    n_with: int
-    n_without: int
-
-    def bounds(self, level: float = LEVEL) -> tuple[float, float]:
-        from scipy.special import stdtrit
-
-        half = float(stdtrit(max(self.df, 1.0), 0.5 + level / 2.0)) * self.se
-        return self.estimate - half, self.estimate + half
-
-    @property
-    def p_value(self) -> float:
-        from scipy.special import stdtr
-
-        if self.se <= 0:
-            return 0.0 if self.estimate != 0 else 1.0
-        return float(2.0 * stdtr(max(self.df, 1.0), -abs(self.estimate) / self.se))
-
-    def as_json(self, level: float = LEVEL) -> dict[str, Any]:
-        low, high = self.bounds(level)
-        return {
-            "estimate": self.estimate,
-            "ci_low": low,
-            "ci_high": high,
-            "se": self.se,
-            "df": self.df,
-            "n_with": self.n_with,
-            "n_without": self.n_without,
-        }
 
 
 @dataclass(frozen=True)
@@ -125,6 +89,10 @@ class Column:
     timed: bool = False  # identified only by time (`switched`): not identified, whatever else it has
     # a group's: per member (in `arms` order), its graded sessions with another member, and all its graded sessions
     together: tuple[tuple[int, int], ...] = ()
+    # False: no fit can estimate it (its injections a combination of other lessons', `tied`, and the baselines'),
+    # and that is its reason (too few sessions, or a switch in time, are said first)
+    estimable: bool = True
+    tied: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -219,7 +187,8 @@ class Fitted:
     penalty: float
     dense: bool
     switch: Switches | None = None  # where each column switches (`switches`), for the timed ones' reasons
-    switch_category: dict[int, str] = field(default_factory=dict)  # the one category a timed column varies in
+    switch_category: dict[int, str] = field(default_factory=dict)  # the sessions a timed column switches among, named
+    confounded: dict[int, tuple[int, ...]] = field(default_factory=dict)  # per column no fit can estimate: its ties
 
 
 def fit_columns(design: Design, *, solver: str = "auto") -> Fitted:
@@ -239,7 +208,8 @@ def fit_columns(design: Design, *, solver: str = "auto") -> Fitted:
     _, var0, lam0, sigma2, _ = solve_operator(op, y, float(y @ y), dof, None, TAU_MIN, dense, hoods)
     prior_sd = math.sqrt(sigma2 / lam0)
     few = (counts < MIN_SESSIONS) | (design.n - counts < MIN_SESSIONS)
-    identified = ~few & (np.sqrt(var0) / prior_sd <= SD_RATIO_MAX)
+    confounded = not_estimable(op, dense, hoods)  # (its marginal sd may still look cut: a prior shares it out)
+    identified = ~few & (np.sqrt(var0) / prior_sd <= SD_RATIO_MAX) & ~np.isin(np.arange(len(columns)), list(confounded))
     weak = lam0 / WEAK_PRIOR**2
     fit = fit_robust(
         op,
@@ -264,7 +234,7 @@ def fit_columns(design: Design, *, solver: str = "auto") -> Fitted:
     switch = timed_switches(op.x, op.group, block, whole, (design.category, design.agent))
     timed = ~few & (switch.timed | _holds_timed(design, columns))
     identified &= ~timed
-    scope = _switch_categories(design, op, timed, whole, switch)
+    scope = _switch_scopes(design, op, timed, whole, switch)
     return Fitted(
         op,
         columns,
@@ -282,6 +252,7 @@ def fit_columns(design: Design, *, solver: str = "auto") -> Fitted:
         dense,
         switch,
         scope,
+        confounded,
     )
 
 
@@ -301,23 +272,29 @@ def _holds_timed(design: Design, columns: list[tuple[int, ...]]) -> npt.NDArray[
     return out
 
 
-def _switch_categories(
+def _switch_scopes(
     design: Design, op: Centred, timed: npt.NDArray[np.bool_], whole: IntArray, switch: Switches
 ) -> dict[int, str]:
-    """The name of the one category a timed column varies in, when the log has several (by column)."""
-    if design.n_categories < 2 or not timed.any():
+    """The sessions a timed column's switch is told among, named (`switches.scopes`), by column."""
+    if not timed.any():
         return {}
     edge = switch.edge if switch.edge is not None else np.zeros(len(timed), dtype=bool)
-    found = one_category(op.x, op.group, design.category, np.flatnonzero(timed & ~edge))
-    found |= one_category(op.x, whole, design.category, np.flatnonzero(timed & edge))
-    names = design.category_names
-    return {c: (names[code] if code < len(names) else str(code)) or "(none)" for c, code in found.items()}
+    factors, names = (design.category, design.agent), (design.category_names, design.agent_names)
+    found = scopes(op.x, op.group, factors, np.flatnonzero(timed & ~edge), names)
+    return found | scopes(op.x, whole, factors, np.flatnonzero(timed & edge), names)
 
 
-def lesson_claims(design: Design, *, solver: str = "auto", session_ids: Sequence[str] | None = None) -> Claims:
+def lesson_claims(
+    design: Design,
+    *,
+    solver: str = "auto",
+    session_ids: Sequence[str] | None = None,
+    arm_ids: Sequence[str] | None = None,
+) -> Claims:
     """Identification, groups, unshrunk robust intervals, drift and category effects of a design
-    (`session_ids`: each fold row's session id, to name sessions in the reasons)."""
-    return claims_of(design, fit_columns(design, solver=solver), session_ids)
+    (`session_ids`: each fold row's session id, to name sessions in the reasons; `arm_ids`: each arm's lesson, to
+    name lessons in them; else `#arm`)."""
+    return claims_of(design, fit_columns(design, solver=solver), session_ids, arm_ids)
 
 
 def session_label(design: Design, session_ids: Sequence[str] | None) -> Callable[[int], str]:
@@ -331,27 +308,36 @@ def _place(position: int) -> str:
     return f"graded session {position + 1} (in log order)"
 
 
-def claims_of(design: Design, fitted: Fitted, session_ids: Sequence[str] | None = None) -> Claims:
-    """The claims read off a design's `fit_columns` (`session_ids`: as `lesson_claims`)."""
+def claims_of(
+    design: Design, fitted: Fitted, session_ids: Sequence[str] | None = None, arm_ids: Sequence[str] | None = None
+) -> Claims:
+    """The claims read off a design's `fit_columns` (`session_ids`, `arm_ids`: as `lesson_claims`)."""
     label = session_label(design, session_ids)
+    names: Callable[[int], str] = (lambda arm: arm_ids[arm]) if arm_ids is not None else (lambda arm: f"#{arm}")
     op, columns, column_of, fit, identified = fitted.op, fitted.columns, fitted.column_of, fitted.fit, fitted.identified
     if fit is None:
         nothing = tuple(Column(c, False, "no graded sessions to compare") for c in columns)
         return Claims(column_of, nothing, math.nan, math.nan, True)
     counts = fitted.counts
-    halves, cats = _halves(op, fit), _by_category(op, fit, design)
-    drift_p = [_drift_p(*halves[c]) if identified[c] else None for c in range(len(columns))]
-    cat_p = [_heterogeneity_p(cats[c]) if identified[c] else None for c in range(len(columns))]
-    drifting, differs = _flags(drift_p), _flags(cat_p)
+    halves_of, cats = halves(op, fit), by_category(op, fit, design)
+    drifts = [drift_p(*halves_of[c]) if identified[c] else None for c in range(len(columns))]
+    cat_p = [heterogeneity_p(cats[c]) if identified[c] else None for c in range(len(columns))]
+    drifting, differs = _flags(drifts), _flags(cat_p)
     out = []
     for c, members in enumerate(columns):
         n_with, n_without = int(counts[c]), int(design.n - counts[c])
         if not identified[c]:
             reason = unidentified_reason(fitted, c, n_with, n_without, label)
-            out.append(Column(members, False, reason, timed=bool(fitted.timed[c]), together=_together(design, members)))
+            tied = tuple(arm for k in fitted.confounded.get(c, ()) for arm in columns[k])
+            said = c in fitted.confounded and not (fitted.few[c] or fitted.timed[c])
+            if said:
+                reason = confounded_reason([names(arm) for arm in tied])
+            together = _together(design, members)
+            timed = bool(fitted.timed[c])
+            out.append(Column(members, False, reason, timed=timed, together=together, estimable=not said, tied=tied))
             continue
         effect = joint_interval(fitted, c, n_with, n_without)
-        earlier, later = halves[c]
+        earlier, later = halves_of[c]
         out.append(
             Column(
                 members,
@@ -361,7 +347,7 @@ def claims_of(design: Design, fitted: Fitted, session_ids: Sequence[str] | None 
                 effect=effect,
                 earlier=earlier,
                 later=later,
-                drift_p=drift_p[c],
+                drift_p=drifts[c],
                 drifting=drifting[c],
                 by_category=cats[c],
                 category_p=cat_p[c],
@@ -405,6 +391,8 @@ def unidentified_reason(
         return f"too few sessions to identify: {n_with} with, {n_without} without (needs {MIN_SESSIONS} each)"
     if fitted.timed[c]:
         return timed_reason(fitted.switch, c, fitted.switch_category.get(c), label or _place)
+    if c in fitted.confounded:
+        return confounded_reason([f"{len(fitted.confounded[c]):,} other lesson column(s)"] * bool(fitted.confounded[c]))
     return f"the data barely move it from the prior (posterior sd {fitted.ratio[c]:.0%} of the prior's)"
 
 
@@ -431,162 +419,3 @@ def _flags(p_values: list[float | None]) -> list[bool]:
     return [
         a is not None and p is not None and a < FLAG_FDR and p < FLAG_P for p, a in zip(p_values, adjusted, strict=True)
     ]
-
-
-def _drift_p(early: Interval | None, late: Interval | None) -> float | None:
-    from scipy.special import ndtr
-
-    if early is None or late is None:
-        return None
-    se = math.hypot(early.se, late.se)
-    if se <= 0:
-        return None
-    return float(2.0 * ndtr(-abs(late.estimate - early.estimate) / se))
-
-
-def _heterogeneity_p(cells: tuple[tuple[str, Interval], ...]) -> float | None:
-    """Cochran's Q over the categories' estimates (chi-square with cells - 1 degrees of freedom)."""
-    from scipy.special import chdtrc
-
-    usable = [cell for _, cell in cells if cell.se > 0]
-    if len(usable) < 2:
-        return None
-    w = np.array([1.0 / c.se**2 for c in usable])
-    b = np.array([c.estimate for c in usable])
-    mean = float((w * b).sum() / w.sum())
-    q = float((w * (b - mean) ** 2).sum())
-    return float(chdtrc(len(usable) - 1, q))
-
-
-Sums = tuple[FloatArray, FloatArray, FloatArray]  # sessions, sum of r, sum of d per (cell, baseline group)
-
-
-def _one_step(
-    op: Centred, fit: RobustFit, cell: IntArray, n_cells: int, sums: Sums
-) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
-    """Per (column, cell): the one-step estimate, its variance, sessions with and without.
-
-    `cell` labels each nonzero of the design (its session's cell for that column); `sums` holds every
-    session's counts per (cell, baseline group), arrays (n_cells, groups), or (columns, n_cells, groups)
-    when the cells differ between columns. Only the (column, cell, group) triples with an injection
-    are formed: a cell without one adds nothing to any sum."""
-    rows, cols, vals, _ = op.entries()
-    n_groups = len(op.group_size)
-    key = (cols * n_cells + cell) * n_groups + op.group[rows]
-    triples, inverse = np.unique(key, return_inverse=True)
-    r, d = fit.residual[rows], fit.weight[rows]
-
-    def per_triple(weights: FloatArray) -> FloatArray:
-        return np.bincount(inverse, weights=weights, minlength=len(triples)).astype(np.float64)
-
-    sx, sxx, sxr, sxd, sxxd = (per_triple(w) for w in (vals, vals * vals, vals * r, vals * d, vals * vals * d))
-    t_col, t_cell, t_group = triples // (n_cells * n_groups), (triples // n_groups) % n_cells, triples % n_groups
-    where = (t_col, t_cell, t_group) if sums[0].ndim == 3 else (t_cell, t_group)
-    n_all, sr, sd = (part[where] for part in sums)
-    xbar = sx / n_all
-    pair = t_col * n_cells + t_cell
-    size = op.p * n_cells
-
-    def per_pair(values: FloatArray) -> FloatArray:
-        return np.bincount(pair, weights=values, minlength=size).astype(np.float64).reshape(op.p, n_cells)
-
-    ss = per_pair(sxx - xbar * sx)
-    num = per_pair(sxr - xbar * sr)
-    meat = per_pair(sxxd - 2.0 * xbar * sxd + xbar * xbar * sd)
-    n_with = np.bincount(cols * n_cells + cell, minlength=size).reshape(op.p, n_cells).astype(np.float64)
-    sessions = sums[0].sum(axis=-1)  # (columns, n_cells) or (n_cells,)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        vif = np.maximum(fit.inverse_diag * fit.gram_diag, 1.0)
-        estimate = fit.coef[:, None] + num / ss
-        var = vif[:, None] * meat / (ss * ss)
-    return estimate, var, n_with, sessions - n_with
-
-
-def _halves(op: Centred, fit: RobustFit) -> list[tuple[Interval | None, Interval | None]]:
-    """Each column's earlier and later half, split at the median of its own injections."""
-    estimate, var, n_with, n_without, _ = windows(op, fit, np.full(op.p, 2, dtype=np.int64))
-    return [
-        (
-            interval_of(estimate[c, 0], var[c, 0], n_with[c, 0], n_without[c, 0]),
-            interval_of(estimate[c, 1], var[c, 1], n_with[c, 1], n_without[c, 1]),
-        )
-        for c in range(op.p)
-    ]
-
-
-def windows(
-    op: Centred, fit: RobustFit, n_windows: IntArray
-) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, IntArray]:
-    """Each column's graded sessions cut, in log order, into `n_windows[c]` windows holding as many of
-    its own injections each (up to one): window w ends at its ceil(count * (w + 1) / n_windows)-th
-    injection, every session in between (with the column or without) in the window. Per (column,
-    window), arrays (columns, max windows): the one-step estimate, its variance, sessions with and
-    without; and `ends` (columns, max windows): the design row of each window's last session (n - 1
-    for the last window; windows beyond a column's own count are empty). Two windows: the halves."""
-    rows, cols, _, _ = op.entries()
-    p, n = op.p, op.n
-    xt = op.xt  # X' as CSR: each column's sessions, in log order (no sort of the entries needed)
-    xt.sort_indices()
-    rows_sorted, starts = xt.indices.astype(np.int64), xt.indptr.astype(np.int64)
-    counts = np.diff(starts)
-    wanted = np.maximum(np.asarray(n_windows, dtype=np.int64), 1)
-    w_max = int(wanted.max(initial=1))
-    k = np.arange(1, w_max)  # the end of window k - 1, for k < the column's windows
-    last = np.ceil(counts[:, None] * k[None, :] / wanted[:, None]).astype(np.int64) - 1
-    valid = (k[None, :] < wanted[:, None]) & (counts[:, None] > 0)
-    at = np.minimum(starts[:-1, None] + np.maximum(last, 0), max(len(rows_sorted) - 1, 0))
-    bounds = np.where(valid, rows_sorted[at] if len(rows_sorted) else 0, n)  # sessions <= bound: earlier windows
-    cell = (bounds[cols] < rows[:, None]).sum(axis=1).astype(np.int64)
-    n_groups = len(op.group_size)
-    n_all = np.zeros((p, w_max, n_groups))
-    sr = np.zeros((p, w_max, n_groups))
-    sd = np.zeros((p, w_max, n_groups))
-    for g in range(n_groups):
-        members = np.flatnonzero(op.group == g)
-        upto = np.searchsorted(members, bounds, side="right")  # sessions of the group at or before each bound
-        edges = np.concatenate([np.zeros((p, 1), dtype=np.int64), upto, np.full((p, 1), len(members))], axis=1)
-        cum_r = np.concatenate([[0.0], np.cumsum(fit.residual[members])])
-        cum_d = np.concatenate([[0.0], np.cumsum(fit.weight[members])])
-        n_all[:, :, g] = np.diff(edges, axis=1)
-        sr[:, :, g] = np.diff(cum_r[edges], axis=1)
-        sd[:, :, g] = np.diff(cum_d[edges], axis=1)
-    estimate, var, n_with, n_without = _one_step(op, fit, cell, w_max, (n_all, sr, sd))
-    ends = np.concatenate([np.minimum(bounds, n - 1), np.full((p, 1), n - 1)], axis=1).astype(np.int64)
-    return estimate, var, n_with, n_without, ends
-
-
-def _by_category(op: Centred, fit: RobustFit, design: Design) -> list[tuple[tuple[str, Interval], ...]]:
-    rows, _, _, _ = op.entries()
-    c = design.n_categories
-    if c < 2:
-        return [() for _ in range(op.p)]
-    names = design.category_names if len(design.category_names) == c else tuple(str(i) for i in range(c))
-    n_groups = len(op.group_size)
-    key = design.category * n_groups + op.group
-
-    def per_cell(weights: FloatArray | None) -> FloatArray:
-        return np.bincount(key, weights=weights, minlength=c * n_groups).reshape(c, n_groups).astype(np.float64)
-
-    sums = (per_cell(None), per_cell(fit.residual), per_cell(fit.weight))
-    estimate, var, n_with, n_without = _one_step(op, fit, design.category[rows], c, sums)
-    out = []
-    for col in range(op.p):
-        cells = []
-        for k in range(c):
-            interval = interval_of(estimate[col, k], var[col, k], n_with[col, k], n_without[col, k])
-            if interval is not None:
-                cells.append((names[k], interval))
-        out.append(tuple(cells))
-    return out
-
-
-def interval_of(estimate: float, var: float, n_with: float, n_without: float) -> Interval | None:
-    """The cell's Interval (df from its sessions with and without), or None below `MIN_CELL` of either."""
-    if n_with < MIN_CELL or n_without < MIN_CELL or not (math.isfinite(estimate) and math.isfinite(var)):
-        return None
-    a, b = float(n_with), float(n_without)
-    total = a + b
-    share = a / total
-    x2 = a * b / total
-    x4 = a * (1 - share) ** 4 + b * share**4
-    return Interval(float(estimate), math.sqrt(max(float(var), 0.0)), x2 * x2 / x4, int(a), int(b))

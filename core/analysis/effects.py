@@ -259,7 +259,7 @@ def leave_one_out(
     ipw = _ipw(data, candidacies, graded_rows, arms, sessions)
 
     fit = joint if joint is not None else fit_joint(design)
-    claims = claims if claims is not None else lesson_claims(design, session_ids=session_ids)
+    claims = claims if claims is not None else lesson_claims(design, session_ids=session_ids, arm_ids=data.arm_ids)
     joints = joint_effects(fit, claims, data.arm_ids, timed_arms(design))
     timed = [column is not None and column.timed for column in map(claims.of, range(n_arms))]
     rnd_of = randomized or {}

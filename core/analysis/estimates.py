@@ -31,8 +31,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from lesson_credit.core.analysis.claims import GROUP_SHARE, Claims, Column, Interval
+from lesson_credit.core.analysis.claims import GROUP_SHARE, Claims, Column
 from lesson_credit.core.analysis.joint import JointFit
+from lesson_credit.core.analysis.one_step import Interval
 from lesson_credit.core.analysis.ranking import ranked
 from lesson_credit.core.analysis.stats import benjamini_hochberg
 
@@ -161,9 +162,13 @@ def _joint_effect(column: Column, rank: float, rank_sd: float | None, arm_ids: t
     if group:
         shown = _interval_json(column.effect) if column.identified else None
         why = f"{_with_group(column, arm_ids, arm)}: one group (lessons together in at least {GROUP_SHARE:.0%} of each "
-        why += "one's sessions, in chains), " + (
-            f"and the group is {column.reason}" if column.timed else "only the group's effect can be known"
-        )
+        why += "one's sessions, in chains), "
+        if column.timed:
+            why += f"and the group is {column.reason}"
+        elif not column.estimable:
+            why += f"and the group is {column.reason}"
+        else:
+            why += "only the group's effect can be known"
         return Effect(rank, None, None, JOINT, identified=False, reason=why, group_effect=shown, **common)
     if not column.identified or column.effect is None:
         return Effect(rank, None, None, JOINT, identified=False, reason=column.reason, **common)

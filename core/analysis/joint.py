@@ -124,6 +124,7 @@ class Design:
     n_agents: int = 0  # agents among the graded sessions when there is more than one, else 0
     category_names: tuple[str, ...] = ()  # name of each category code ("" for none), when known
     n_blocks: int = 1  # time blocks of log order with a baseline each (`time_blocks`); 1: no time in the fit
+    agent_names: tuple[str, ...] = ()  # name of each agent code, when known
 
     @property
     def n(self) -> int:
@@ -206,11 +207,13 @@ def graded_sessions(data: FoldData, categories: Sequence[str | None], agents: Se
         dense, names = np.zeros(len(rows), dtype=np.int64), ("",) if len(rows) else ()
     n_cat = int(dense.max()) + 1 if len(dense) else 0
     agent_codes: IntArray | None = None
-    n_agents = 0
+    n_agents, agent_names = 0, ()
     if len(agents) == data.n_sessions and len(rows):
-        _, agent_dense = np.unique(category_codes(agents, data.n_sessions)[rows], return_inverse=True)
+        present, agent_dense = np.unique(category_codes(agents, data.n_sessions)[rows], return_inverse=True)
         if int(agent_dense.max()) >= 1:
             agent_codes, n_agents = agent_dense.astype(np.int64), int(agent_dense.max()) + 1
+            spellings = sorted({a or "" for a in agents})  # (category_codes' order)
+            agent_names = tuple(spellings[code] for code in present.tolist())
     none = np.zeros(0, dtype=np.int64)
     return Design(
         rows=rows,
@@ -225,6 +228,7 @@ def graded_sessions(data: FoldData, categories: Sequence[str | None], agents: Se
         n_agents=n_agents,
         category_names=names,
         n_blocks=time_blocks(len(rows)),
+        agent_names=agent_names,
     )
 
 

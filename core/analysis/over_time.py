@@ -3,7 +3,7 @@
 Two series per lesson, over the same windows of the log:
 
 - **The joint effect within each window.** The lesson's graded sessions are cut, in log order, into
-  windows holding as many of its own injections each (`claims.windows`: the machinery of the
+  windows holding as many of its own injections each (`one_step.windows`: the machinery of the
   `drifting` flag, whose halves are two such windows), about `PER_WINDOW` injections apiece and at
   most `MAX_WINDOWS`. Every graded session between two cuts belongs to the window (the lesson's
   controls there). The estimate is the one-step estimate of the injection design's robust fit: the
@@ -13,7 +13,7 @@ Two series per lesson, over the same windows of the log:
   its interval is Student's t from the same HC2 sandwich restricted to
   the window. One window (the whole log) shows the joint effect itself, the one `loo` reports as
   `joint` (`claims.joint_interval`). Only a lesson the whole log identifies gets them (a group: the group's column); a
-  window with fewer than `claims.MIN_CELL` sessions with or without the lesson shows none.
+  window with fewer than `one_step.MIN_CELL` sessions with or without the lesson shows none.
 - **The credit posterior after each window**: the Beta posterior folded (`bandit.fold`, the credit
   settings in force) over the graded sessions up to the window's last one: what the dashboard's
   mean and interval were at that point. The last window ends at the last graded session, so its
@@ -33,16 +33,9 @@ import numpy as np
 import numpy.typing as npt
 from msgspec.structs import replace as struct_replace
 
-from lesson_credit.core.analysis.claims import (
-    Fitted,
-    Interval,
-    interval_of,
-    joint_interval,
-    session_label,
-    unidentified_reason,
-    windows,
-)
+from lesson_credit.core.analysis.claims import Fitted, joint_interval, session_label, unidentified_reason
 from lesson_credit.core.analysis.joint import Design
+from lesson_credit.core.analysis.one_step import Interval, interval_of, windows
 from lesson_credit.core.bandit.fold import fold
 from lesson_credit.core.log.snapshot import FoldData
 from lesson_credit.core.model.settings import CreditSettings
@@ -50,7 +43,7 @@ from lesson_credit.core.model.settings import CreditSettings
 IntArray = npt.NDArray[np.int64]
 
 MAX_WINDOWS = 8
-PER_WINDOW = 10  # the lesson's injections per window (a window's estimate needs claims.MIN_CELL)
+PER_WINDOW = 10  # the lesson's injections per window (a window's estimate needs one_step.MIN_CELL)
 LEVEL = 0.90
 
 

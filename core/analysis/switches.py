@@ -160,9 +160,10 @@ def in_baselines(x: Any, category: IntArray, agent: IntArray | None, block: IntA
 
 
 def timed_reason(switch: Switches | None, c: int, name: str | None, label: Callable[[int], str]) -> str:
-    """Why column c, identified only by time, claims nothing (`switch`: where the columns switch; `name`: the one
-    category it varies in, if one; `label`: how to name a graded session by its position)."""
-    graded = "a graded session" + (f" of category {name}" if name is not None else "")
+    """Why column c, identified only by time, claims nothing (`switch`: where the columns switch; `name`: the sessions
+    it switches among when not all (`scopes`: "category y", ...); `label`: how to name a graded session by its
+    position)."""
+    graded = "a graded session" + (f" of {name}" if name is not None else "")
     edge = switch is not None and switch.edge is not None and bool(switch.edge[c])
     if switch is not None and switch.at[c] >= 0:
         session = label(int(switch.at[c]))
@@ -196,22 +197,41 @@ def timed_reason(switch: Switches | None, c: int, name: str | None, label: Calla
     )
 
 
-def one_category(x: Any, group: IntArray, category: IntArray, columns: IntArray) -> dict[int, int]:
-    """Per column in `columns`: the category (`category`: each session's code; every baseline group in
-    `group` lies within one) of the groups where it varies, neither always nor never injected in the group,
-    when that is a single one."""
+def scopes(
+    x: Any, group: IntArray, factors: Factors, columns: IntArray, names: tuple[tuple[str, ...], tuple[str, ...]]
+) -> dict[int, str]:
+    """Per column in `columns`: the sessions its switch is told among (the groups where it varies, neither always nor
+    never injected: `group`, each session's baseline group, every one within one category and one agent), named for
+    a reason when they are not all: "category y", "agent a1", "categories x and y and agent a1", or "the categories
+    (and agents) where it varies" when no such words say which (`factors`: each session's category and agent codes;
+    `names`: the codes' names)."""
+    category, agent = factors
     csc = x.tocsc()
     size = np.bincount(group)
-    category_of = np.zeros(len(size), dtype=np.int64)
+    category_of, agent_of = np.zeros(len(size), dtype=np.int64), np.zeros(len(size), dtype=np.int64)
     category_of[group] = category
-    out: dict[int, int] = {}
+    if agent is not None:
+        agent_of[group] = agent
+    kinds = (("category", "categories", category_of, names[0]), ("agent", "agents", agent_of, names[1]))
+    every = {(int(a), int(b)) for a, b in zip(category_of, agent_of, strict=True)}
+    where = " and ".join(many for _, many, code_of, _ in kinds if len(np.unique(code_of)) > 1) or "groups"
+    out: dict[int, str] = {}
     for c in columns.tolist():
         span = slice(csc.indptr[c], csc.indptr[c + 1])
-        rows = csc.indices[span][csc.data[span] != 0]
-        k = np.bincount(group[rows], minlength=len(size))
-        found = np.unique(category_of[(k > 0) & (k < size)])
-        if len(found) == 1:
-            out[c] = int(found[0])
+        k = np.bincount(group[csc.indices[span][csc.data[span] != 0]], minlength=len(size))
+        varies = (k > 0) & (k < size)
+        pairs = {(int(a), int(b)) for a, b in zip(category_of[varies], agent_of[varies], strict=True)}
+        if pairs == every:
+            continue
+        levels = [sorted({pair[f] for pair in pairs}) for f in (0, 1)]
+        parts = []
+        for (one, many, code_of, labels), found in zip(kinds, levels, strict=True):
+            if len(found) < len(np.unique(code_of)):
+                said = [(labels[code] if code < len(labels) else str(code)) or "(none)" for code in found]
+                parts.append(f"{one if len(said) == 1 else many} {' and '.join(said)}")
+        product = {pair for pair in every if pair[0] in levels[0] and pair[1] in levels[1]}
+        shown = parts and pairs == product and len(parts[0]) < 120
+        out[c] = " and ".join(parts) if shown else f"the {where} where it varies"
     return out
 
 

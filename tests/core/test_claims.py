@@ -11,13 +11,13 @@ from scipy import stats
 from lesson_credit.core.analysis.claims import (
     GROUP_SHARE,
     MIN_SESSIONS,
-    Interval,
     find_groups,
     injection_design,
     lesson_claims,
 )
 from lesson_credit.core.analysis.joint import Design
 from lesson_credit.core.analysis.joint_ops import centred, indicators
+from lesson_credit.core.analysis.one_step import Interval
 from lesson_credit.core.analysis.robust import fit_robust
 from tests.support.oracles import robust_reference
 

@@ -55,7 +55,7 @@ def test_a_lone_lessons_windows_are_within_window_differences_of_means() -> None
     design = design_of(x[:, None], reward, category)
     fitted = fit_columns(design)
     assert fitted.fit is not None
-    from lesson_credit.core.analysis.claims import interval_of, windows
+    from lesson_credit.core.analysis.one_step import interval_of, windows
 
     count = window_count(int(x.sum()))
     estimate, var, n_with, n_without, ends = windows(fitted.op, fitted.fit, np.array([count]))

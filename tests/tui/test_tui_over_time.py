@@ -11,7 +11,7 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
-from lesson_credit.core.analysis.claims import Interval
+from lesson_credit.core.analysis.one_step import Interval
 from lesson_credit.core.analysis.over_time import OverTime, Window
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp

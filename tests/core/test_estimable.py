@@ -1,0 +1,118 @@
+"""A lesson no fit can estimate claims nothing: its injections are a combination of another lesson's and the
+baselines' (categories, time blocks), so its coefficient moves with theirs and a prior, not the data, shares the
+effect out. Before, such a lesson could pass the posterior-sd rule (a prior shares the dependency out, its marginal
+sd looked cut) and get a tight interval that was the other lesson's effect split (an outside attack: B = x & not in
+block 1, or y in block 1, with A = x in block 1: B + 2A = x + block 1; B got -A/2 with an interval excluding 0 in
+20 of 20 worlds).
+
+The independent check: numpy's rank of the design [baselines | injections] with and without a column (estimable
+exactly when dropping it lowers the rank).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import sparse
+
+from lesson_credit.core.analysis.claims import fit_columns, lesson_claims
+from lesson_credit.core.analysis.estimable import not_estimable
+from lesson_credit.core.analysis.estimates import joint_effects
+from lesson_credit.core.analysis.joint import Design, block_codes, fit_joint
+from lesson_credit.core.analysis.joint_ops import centred
+from lesson_credit.core.analysis.neighbourhoods import neighbourhoods
+from lesson_credit.core.analysis.ranking import timed_arms
+
+N, BLOCKS = 120, 4  # blocks of 30 sessions: block 1 holds sessions 30-59
+
+
+def design_of(x: np.ndarray, reward: np.ndarray, category: np.ndarray) -> Design:
+    n, p = x.shape
+    rows, arms = np.nonzero(x)
+    return Design(
+        np.arange(n), reward, category, int(category.max()) + 1, rows, arms, np.ones(len(rows)), p, n_blocks=BLOCKS
+    )
+
+
+def baselines(category: np.ndarray) -> np.ndarray:
+    """Category and block indicators, written here (blocks of N / BLOCKS sessions in log order)."""
+    block = np.arange(N) // (N // BLOCKS)
+    return np.hstack([np.eye(int(category.max()) + 1)[category], np.eye(BLOCKS)[block]])
+
+
+def estimable_by_rank(x: np.ndarray, category: np.ndarray) -> list[bool]:
+    m = np.hstack([baselines(category), x])
+    full = np.linalg.matrix_rank(m)
+    k = m.shape[1] - x.shape[1]
+    return [bool(full - np.linalg.matrix_rank(np.delete(m, k + j, axis=1)) == 1) for j in range(x.shape[1])]
+
+
+def attack_world(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """R1, R2 at random; A on in category x during block 1 (+0.2); B on in x outside block 1 and in y during it (0)."""
+    rng = np.random.default_rng([5, seed])
+    i = np.arange(N)
+    x_cat = rng.random(N) < 0.5
+    in_block1 = (i >= 30) & (i < 60)
+    a = x_cat & in_block1
+    b = (x_cat & ~in_block1) | (~x_cat & in_block1)
+    design = np.column_stack([rng.random(N) < 0.5, rng.random(N) < 0.5, a, b]).astype(np.float64)
+    reward = 0.5 + 0.2 * a + rng.normal(0.0, 0.1, N)
+    return design, reward, (~x_cat).astype(np.int64)
+
+
+def test_the_test_builds_the_fits_blocks() -> None:
+    assert np.array_equal(block_codes(N, BLOCKS), np.arange(N) // (N // BLOCKS))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_lesson_tied_to_another_by_the_baselines_is_not_identified_and_says_with_which(seed: int) -> None:
+    x, reward, category = attack_world(seed)
+    assert estimable_by_rank(x, category) == [True, True, False, False]  # B + 2A = category x + block 1
+    design = design_of(x, reward, category)
+    arms = ("t/R1.md", "t/R2.md", "t/A.md", "t/B.md")
+    claims = lesson_claims(design, arm_ids=arms)
+    effects = joint_effects(fit_joint(design), claims, arms, timed_arms(design))
+    for arm in (2, 3):
+        effect = effects[arm]
+        assert effect is not None and not effect.identified and effect.ci_low is None
+        other = arms[5 - arm]
+        assert effect.reason is not None and effect.reason.startswith("not estimable") and other in effect.reason
+    assert all(e is not None and e.identified for e in effects[:2])  # the random ones keep their intervals
+
+
+def random_design(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Lessons at random, one on in random (category, block) cells, and a planted tie (seed parity): two lessons
+    splitting a category between them (their sum is its indicator), or the attack's pair (B + 2A = category k +
+    block b)."""
+    rng = np.random.default_rng([9, seed])
+    category = rng.integers(0, 3, N)
+    block = np.arange(N) // (N // BLOCKS)
+    cols = [rng.random(N) < rng.uniform(0.2, 0.8) for _ in range(4)]
+    cells = rng.random((3, BLOCKS)) < 0.5
+    cols.append(cells[category, block])
+    k, b = int(rng.integers(0, 3)), int(rng.integers(0, BLOCKS))
+    if seed % 2:
+        half = rng.random(N) < 0.5
+        cols += [(category == k) & half, (category == k) & ~half]
+    else:
+        cols += [(category == k) & (block == b), ((category == k) & (block != b)) | ((category != k) & (block == b))]
+    return np.column_stack(cols).astype(np.float64), category
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_not_estimable_is_the_rank_test_on_both_paths(seed: int) -> None:
+    x, category = random_design(seed)
+    design = design_of(x, np.zeros(N), category)
+    z, group = design.indicators()
+    op = centred(sparse.csr_matrix(x), z, group)
+    want = {j for j, ok in enumerate(estimable_by_rank(x, category)) if not ok}
+    assert set(not_estimable(op, dense=True, hoods=None)) == want
+    found = set(not_estimable(op, dense=False, hoods=neighbourhoods(op)))
+    assert want and found == want  # 7 columns: every neighbourhood holds them all, so nothing is outside one
+
+
+def test_fit_columns_leaves_a_tied_pair_unidentified_however_many_sessions() -> None:
+    x, reward, category = attack_world(0)
+    fitted = fit_columns(design_of(x, reward, category))
+    assert list(fitted.identified) == [True, True, False, False]
+    assert fitted.confounded == {2: (3,), 3: (2,)}
