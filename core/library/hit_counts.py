@@ -10,10 +10,11 @@ first `keep` of them are kept (explain's offsets).
 The pass's work is the occurrences it reports: keywords nested in one another (`a`, `aa`, ... over a journal of
 `a`s) make up to 100 a character (a keyword is at most 100 characters), and each costs about a microsecond. Past
 one every COUNT_CHARS_PER_WORK characters of journal (at least COUNT_WORK_FLOOR, whatever its length) the pass
-stops, and the first ONE_AT_A_TIME keywords (or more, within ONE_AT_A_TIME_CHARS read) are counted one at a time
-instead (`str.count`, and `str.find` for the first ones: two reads of the journal each at most); the others are not
-counted (`Counts.count` None; explain says so: docs/format.md §3). Ordinary journals come nowhere near it (100
-keywords over 60 MB of a coding journal: one every 24 characters).
+stops, and the first ONE_AT_A_TIME keywords (or more, while the work of counting them stays within
+ONE_AT_A_TIME_CHARS: `_one_at_a_time`) are counted one at a time instead (a `str.find` from the end of each of its
+first ones, then `str.count` from there: one read of the journal each); the others are not counted (`Counts.count`
+None; explain says so: docs/format.md §3). Ordinary journals come nowhere near it (100 keywords over 60 MB of a
+coding journal: one every 24 characters).
 """
 
 from __future__ import annotations
@@ -27,7 +28,17 @@ from typing import Any
 COUNT_CHARS_PER_WORK = 4
 COUNT_WORK_FLOOR = 1 << 20
 ONE_AT_A_TIME = 16  # keywords counted each by itself past that (a few heavy ones: `str.count` is quick on them),
-ONE_AT_A_TIME_CHARS = 1 << 29  # or more while their reads of the journal stay within this (~0.5 s: 256 over 2 MB)
+ONE_AT_A_TIME_CHARS = 1 << 29  # or more while the work of counting them stays within this (~0.5 s; `search_cost`)
+# A `str.find` call and its step in the loop, in characters read (~0.25 us; a read goes ~1 ns a character): 7,209
+# keywords of about 900 occurrences each over a 73 KB journal made 5.9M of them (2.5 s) that no budget counted.
+FIND_CHARS = 256
+# CPython's `str.find` and `str.count` read in linear time (the two-way search; one character: a scan for it)
+# except for keywords under PLAIN_SEARCH_KEYWORD characters and over texts under PLAIN_SEARCH_TEXT (from the offset
+# searched from), where a plain search compares up to the keyword's length at each position
+# (Objects/stringlib/fastsearch.h): measured 2 to 7 ns a character for keywords of 2 to 5 characters over `a`s,
+# 35 ns for `a..abaa` (99 characters) over 29,000 `a`s (4.2 s for 4,471 such keywords, where 0.5 s was meant).
+PLAIN_SEARCH_KEYWORD = 6
+PLAIN_SEARCH_TEXT = 30_000
 _READ_MATCHES = 1 << 20  # occurrences a read may report at most (where every character ends the longest many)
 _WINDOW = 1 << 14  # characters a read covers at least
 
@@ -105,25 +116,53 @@ def plain_counts(lowered: str, keys: Sequence[str], keep: int, budget: int | Non
     return Counts(keys, *taking.result(), work)
 
 
+def search_cost(n: int, length: int) -> int:
+    """What one read of a journal of `n` characters for a keyword of `length` costs, in characters read linearly:
+    each character 4 + length / 2 where CPython searches plainly (all of them for a keyword under
+    PLAIN_SEARCH_KEYWORD characters, else the last PLAIN_SEARCH_TEXT: a `str.find` from an offset there), else 1."""
+    plain = 0 if length == 1 else n if length < PLAIN_SEARCH_KEYWORD else min(n, PLAIN_SEARCH_TEXT)
+    return n - plain + plain * (4 + length // 2)
+
+
 def _one_at_a_time(lowered: str, keys: Sequence[str], keep: int, work: int) -> Counts:
-    """The first ONE_AT_A_TIME keywords (or more, while their reads stay within ONE_AT_A_TIME_CHARS) each counted by
-    `str.count` and its first `keep` occurrences found by `str.find` from the end of the last (two reads of
-    `lowered` at most); the others not counted."""
+    """The first ONE_AT_A_TIME keywords, then more while the work of counting them stays within
+    ONE_AT_A_TIME_CHARS, each counted by itself (`_count_one`: one read of `lowered`, `search_cost`, and at most
+    `keep` finds, FIND_CHARS each); the others (from the first that might not fit on) not counted. A keyword is
+    counted only when its most work fits in what is left, so the work stays within the budget (the first
+    ONE_AT_A_TIME's aside)."""
     import numpy as np
 
     counts = np.full(len(keys), -1, dtype=np.int64)
     starts: list[int] = []
     bounds = [0]
-    first = max(ONE_AT_A_TIME, ONE_AT_A_TIME_CHARS // max(len(lowered), 1))  # each a read of `lowered`
+    spent = 0
     for slot, key in enumerate(keys):
-        if slot < first:
-            counts[slot] = lowered.count(key)
-            at = lowered.find(key)
-            for _ in range(min(keep, int(counts[slot]))):
-                starts.append(at)
-                at = lowered.find(key, at + len(key))
+        read = search_cost(len(lowered), len(key))
+        if slot >= ONE_AT_A_TIME and spent + read + keep * FIND_CHARS > ONE_AT_A_TIME_CHARS:
+            break
+        count, first, finds = _count_one(lowered, key, keep)
+        spent += read + finds * FIND_CHARS
+        counts[slot] = count
+        starts += first
         bounds.append(len(starts))
+    bounds += [len(starts)] * (len(keys) + 1 - len(bounds))  # (those not counted: none kept)
     return Counts(keys, counts, np.array(starts, dtype=np.int64), bounds, work)
+
+
+def _count_one(lowered: str, key: str, keep: int) -> tuple[int, list[int], int]:
+    """The keyword's `str.count` in `lowered`, the starts of its first `keep` occurrences and the `str.find` calls
+    made: a find from where the last occurrence ended, up to the `keep`th, then a count from where that one ends
+    (the same non-overlapping occurrences, leftmost first; one read of `lowered` in all)."""
+    find, length = lowered.find, len(key)
+    starts: list[int] = []
+    at = 0
+    while len(starts) < keep:
+        at = find(key, at)
+        if at == -1:
+            return len(starts), starts, len(starts) + 1
+        starts.append(at)
+        at += length
+    return keep + lowered.count(key, at), starts, keep
 
 
 class _Taking:

@@ -157,7 +157,7 @@ class KeywordHit:
 
     def spans_before(self, stop: int) -> Iterator[tuple[int, int]]:
         """The (start, end) spans that start before offset `stop` (what a view of the text's start shows)."""
-        return itertools.takewhile(lambda span: span[0] < stop, self._scan.spans(self._key))
+        return itertools.takewhile(lambda span: span[0] < stop, self._scan.spans(self._key, stop))
 
     def spans(self) -> list[tuple[int, int]]:
         return [(start, start + length) for start, length in zip(self.offsets, self.lengths, strict=True)]

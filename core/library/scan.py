@@ -12,6 +12,7 @@ the journal per wildcard (64 wildcards over 1 MB: 29 s of passes).
 
 from __future__ import annotations
 
+import bisect
 import itertools
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
@@ -101,8 +102,12 @@ class Scan(Mapping[str, list[tuple[int, int]]]):
             return [(a, a + length) if back is None else (back[a], back[a + length - 1] + 1) for a in starts[:limit]]
         return list(itertools.islice(self.spans(key), limit))
 
-    def spans(self, key: str) -> Iterator[tuple[int, int]]:
-        """The keyword's non-overlapping (start, end) spans in the original text, each found as it is read."""
+    def spans(self, key: str, stop: int | None = None) -> Iterator[tuple[int, int]]:
+        """The keyword's non-overlapping (start, end) spans in the original text, each found as it is read; with
+        `stop`, those of a plain keyword that start before it (the first ones of a wildcard's past it may follow).
+        A plain keyword's finds then read no further than such a span reaches: the one after the last span read
+        on to the next or to the journal's end (200 keywords at the start of 16 MB shown by their first 2 MB:
+        3.2 G characters read, 1.3 s)."""
         if key not in self._present:
             return
         found: Spans
@@ -110,10 +115,16 @@ class Scan(Mapping[str, list[tuple[int, int]]]):
             count, first = self._summarised(key)
             found = first if count == len(first) else _then(first, lambda: self._located(key))
         else:
-            found = _find_all(self._lowered, key)
+            found = _find_all(self._lowered, key, len(self._lowered) if stop is None else self._lowered_stop(stop))
         back = self._back
         for a, b in found:
             yield (a, b) if back is None else (back[a], back[b - 1] + 1)
+
+    def _lowered_stop(self, stop: int) -> int:
+        """The first offset of the lowered text at or past `stop` in the original (`back` never decreases)."""
+        if self._back is None:
+            return min(max(stop, 0), len(self._lowered))
+        return min(bisect.bisect_left(self._back, stop), len(self._lowered))
 
     def _located(self, key: str) -> Spans:
         """A wildcard's spans from a pass of its own (all of one wildcard's matches at once can be GBs)."""
@@ -174,13 +185,15 @@ def _then(first: list[tuple[int, int]], again: Callable[[], Spans]) -> Iterator[
     yield from itertools.islice(again(), len(first), None)
 
 
-def _find_all(lowered: str, key: str) -> Iterator[tuple[int, int]]:
-    """A plain keyword's non-overlapping (start, end) spans in `lowered`: each find from the last match's end."""
+def _find_all(lowered: str, key: str, stop: int) -> Iterator[tuple[int, int]]:
+    """A plain keyword's non-overlapping (start, end) spans in `lowered` that start before `stop`: each find from
+    the last match's end, reading no further than a match starting before `stop` ends."""
     find, length = lowered.find, len(key)
-    at = find(key)
+    end = stop + length - 1
+    at = find(key, 0, end)
     while at != -1:
         yield at, at + length
-        at = find(key, at + length)
+        at = find(key, at + length, end)
 
 
 def _original(starts: list[int], ends: list[int], back: list[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:

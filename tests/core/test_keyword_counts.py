@@ -88,3 +88,18 @@ def test_counts_and_first_offsets_of_many_hit_keywords_do_not_read_the_journal_o
     ]
     assert all(listed_offsets(hit) == [5 * i + 1000 * k for k in range(5)] for i, hit in enumerate(hits))
     assert _Counted.read == 0
+
+
+def test_spans_before_an_offset_read_no_further_than_a_span_from_before_it_reaches(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """20 keywords at the start of a journal of 1,000,000 more characters, asked for their spans before 200 (as the
+    dashboard asks for those in the part of a journal it shows): the find after each one's only match read on to
+    the journal's end, 20 x ~1,000,000 characters. A span starting before 200 ends by 199 + 5: each keyword's
+    finds now read its 204 first characters (up to its match, then from there to 204), 4,080 in all."""
+    monkeypatch.setattr(salience, "lower_same_length", lambda *a, **k: (_Counted(lower_same_length(*a, **k)[0]), None))
+    keywords = [f"kw{i:03d}" for i in range(20)]
+    hits = _hits(" ".join(keywords) + "." * 1_000_000, keywords)
+    _Counted.read = 0
+    assert [list(hit.spans_before(200)) for hit in hits] == [[(6 * i, 6 * i + 5)] for i in range(20)]
+    assert _Counted.read == 20 * 204
