@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lesson_credit.core.api import OverTime, span
+from lesson_credit.core.api import OverTime, some_of, span
 from lesson_credit.tui.source import WorkspaceSource
 from lesson_credit.tui.text import counted, fmt_signed, one_line
 
@@ -48,7 +48,7 @@ class OverTimeView:
         )
         joint = "joint effect per window" if over.identified else f"no joint effect: {over.reason}"
         if over.group:
-            joint += f" (group: {', '.join(one_line(g) for g in over.group)})"
+            joint += f" (group: {one_line(some_of(over.group))})"  # a few named, the rest counted
         return f"{level} · {cut} · {joint} · credit posterior ({over.strategy}) after each window"
 
     def rows(self) -> list[tuple[str, str, str, str]]:

@@ -290,7 +290,10 @@ def leave_one_out(
                     f"confounded by category / co-injected lessons: naive {delta[j]:+.3f} [{lo:+.2f}, {hi:+.2f}] "
                     f"vs adjusted {effect.estimate:+.3f} [{effect.ci_low:+.2f}, {effect.ci_high:+.2f}]"
                 )
-        reasons += partner_reasons([data.arm_ids[k] for k in partners.get(j, ())], effect)
+        mine = partners.get(j, [])  # in its own group or not, by column (not searching a big group's members)
+        reasons += partner_reasons(
+            [(data.arm_ids[k], claims.column_of[k] == claims.column_of[j]) for k in mine], effect
+        )
         if n1[j] > 0 and n2[j] == 0:
             reasons.append("no control: injected in every graded session")
         if broad_keywords and path in broad_keywords:
@@ -542,6 +545,7 @@ def loo_payload(
             "sessions_without_propensity": sessions_without_propensity,
             "dropout_sessions": dropout_sessions,
             "dropout_problems": list(dropout_problems),
+            "groups": estimates.group_members([e for r in results for e in (r.effect, r.joint)]),
         },
         "results": [
             {"path": key, "lesson": r.path, **r.as_json(with_path=False)} for key, r in gptme_keys(results, gptme_files)

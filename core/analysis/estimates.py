@@ -9,8 +9,10 @@
   p-value are the unshrunk injection estimate with a robust variance; otherwise `identified` is
   false, `estimate` is the ranking value and there is no interval and no p-value. A lesson in a
   group carries the group's members and estimate (`group`, `group_effect`) and claims nothing
-  alone. `drifting` (its later half differs from its earlier half beyond noise) makes the later
-  half's interval the joint headline; `over_time` and `by_category` hold the parts.
+  alone; the members share one tuple, and its reason and notes name a few of them (`some_of`), so
+  that nothing per member grows with the group (a chain of 3,000 lessons is one group). `drifting`
+  (its later half differs from its earlier half beyond noise) makes the later half's interval the
+  joint headline; `over_time` and `by_category` hold the parts.
 
 **The headline** (`effect` in loo-results.json, the `loo` table and the Analysis screen): the
 randomized (dropout) estimate when it has at least `MIN_RANDOMIZED` kept and as many withheld
@@ -25,6 +27,7 @@ over every headline that has one, is below `SIGNIFICANCE`.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -36,10 +39,13 @@ from lesson_credit.core.analysis.joint import JointFit
 from lesson_credit.core.analysis.one_step import Interval
 from lesson_credit.core.analysis.ranking import ranked
 from lesson_credit.core.analysis.stats import benjamini_hochberg
+from lesson_credit.core.base.numbers import listed
 
 MIN_RANDOMIZED = 20  # kept and withheld sessions before a randomized estimate can be the headline
 SIGNIFICANCE = 0.05  # BH-adjusted p below this: distinguishable from zero
 JOINT, LATER, RANDOMIZED = "joint", "joint, later half", "randomized"
+MAX_NAMED_MEMBERS = 3  # a group's members a reason or note names; the rest are counted
+GROUP_LISTED = 32  # a group's members loo-results.json lists in each member's `group` (all: meta.groups)
 
 
 @dataclass(frozen=True)
@@ -104,7 +110,10 @@ class Effect:
             "reason": self.reason,
             "ranking": self.ranking,
             "ranking_sd": self.ranking_sd,
-            "group": list(self.group) or None,
+            # its first GROUP_LISTED members (a chain of thousands is one group: listed whole for each member, the
+            # output would grow with the square of its size), all of them once in the payload's meta.groups
+            "group": list(self.group[:GROUP_LISTED]) or None,
+            "group_size": len(self.group) or None,
             "group_effect": self.group_effect,
             "drifting": self.drifting,
             "over_time": self.over_time,
@@ -114,18 +123,41 @@ class Effect:
         }
 
 
+def group_name(group: Sequence[str]) -> str | None:
+    """A group's key in loo-results.json's meta.groups: its first member (groups share no member)."""
+    return group[0] if group else None
+
+
+def group_members(effects: Sequence[Effect | None]) -> dict[str, list[str]]:
+    """Each group of `effects` once, by name (`group_name`): its members (loo-results.json's meta.groups)."""
+    out: dict[str, Sequence[str]] = {}
+    for effect in effects:
+        if effect is not None and effect.group:
+            out.setdefault(effect.group[0], effect.group)
+    return {name: list(members) for name, members in out.items()}
+
+
+def some_of(names: Sequence[str], total: int | None = None) -> str:
+    """The first of `total` names (default all of `names`), at most `MAX_NAMED_MEMBERS` and how many more:
+    "a.md, b.md, c.md and 2997 more"; every one when naming the last costs no more than counting it."""
+    total = len(names) if total is None else total
+    return listed(names, MAX_NAMED_MEMBERS if total > MAX_NAMED_MEMBERS + 1 else total, total=total)
+
+
 def _finite(value: float) -> float | None:
     return float(value) if math.isfinite(value) else None
 
 
-def _with_group(column: Column, arm_ids: tuple[str, ...], arm: int) -> str:
-    """How often a group member was injected with the others: "injected with t/b.md in 57 of its 60 graded
-    sessions (95%)" (a share short of all is never rounded up to 100%)."""
-    others = [arm_ids[a] for a in column.arms if a != arm]
-    named = others[0] if len(others) == 1 else f"another lesson of its group ({', '.join(others)})"
-    if arm not in column.arms or len(column.together) != len(column.arms):
+def _with_group(column: Column, arm_ids: tuple[str, ...], arm: int, position: int | None) -> str:
+    """How often a group member (at `position` in `column.arms`) was injected with the others: "injected with
+    t/b.md in 57 of its 60 graded sessions (95%)" (a share short of all is never rounded up to 100%); a few of
+    the others named (`some_of`)."""
+    others = [arm_ids[a] for a in column.arms[: MAX_NAMED_MEMBERS + 2] if a != arm][: MAX_NAMED_MEMBERS + 1]
+    count = len(column.arms) - (position is not None)
+    named = others[0] if count == 1 else f"another lesson of its group ({some_of(others, count)})"
+    if position is None or len(column.together) != len(column.arms):
         return f"injected with {named}"
-    k, n = column.together[column.arms.index(arm)]
+    k, n = column.together[position]
     share = f"{k / max(n, 1):.0%}"
     share = ">99%" if k < n and share == "100%" else share
     return f"injected with {named} in {k} of its {n} graded sessions ({share})"
@@ -146,26 +178,38 @@ def joint_effects(
     arm, identified only by time (`ranking.timed_arms`): ranked at the prior's 0, as everywhere (`ranking`)."""
     ranking, ranking_sd = ranked(fit, timed)
     out: list[Effect | None] = []
+    members: dict[int, tuple[tuple[str, ...], dict[int, int]]] = {}  # per column, once: its members, their places
     for arm in range(len(arm_ids)):
         column = claims.of(arm)
         rank = _finite(float(ranking[arm])) if arm < len(ranking) else None
         if column is None or rank is None:
             out.append(None)
             continue
-        out.append(_joint_effect(column, rank, _finite(float(ranking_sd[arm])), arm_ids, arm))
+        c = int(claims.column_of[arm])
+        if c not in members:
+            group = tuple(arm_ids[a] for a in column.arms) if len(column.arms) > 1 else ()
+            members[c] = group, {a: i for i, a in enumerate(column.arms)}
+        group, place = members[c]
+        out.append(_joint_effect(column, rank, _finite(float(ranking_sd[arm])), arm_ids, arm, group, place.get(arm)))
     return _adjusted(out)
 
 
-def _joint_effect(column: Column, rank: float, rank_sd: float | None, arm_ids: tuple[str, ...], arm: int) -> Effect:
-    group = tuple(arm_ids[a] for a in column.arms) if len(column.arms) > 1 else ()
+def _joint_effect(
+    column: Column,
+    rank: float,
+    rank_sd: float | None,
+    arm_ids: tuple[str, ...],
+    arm: int,
+    group: tuple[str, ...],
+    position: int | None,
+) -> Effect:
+    """`arm`'s joint effect; `group`: its column's members' ids (one tuple for them all), `position`: its place."""
     common: dict[str, Any] = {"ranking": rank, "ranking_sd": rank_sd, "group": group}
     if group:
         shown = _interval_json(column.effect) if column.identified else None
-        why = f"{_with_group(column, arm_ids, arm)}: one group (lessons together in at least {GROUP_SHARE:.0%} of each "
-        why += "one's sessions, in chains), "
-        if column.timed:
-            why += f"and the group is {column.reason}"
-        elif not column.estimable:
+        why = f"{_with_group(column, arm_ids, arm, position)}: one group (lessons together in at least "
+        why += f"{GROUP_SHARE:.0%} of each one's sessions, in chains), "
+        if column.timed or not column.estimable:
             why += f"and the group is {column.reason}"
         else:
             why += "only the group's effect can be known"
@@ -198,15 +242,16 @@ def _joint_effect(column: Column, rank: float, rank_sd: float | None, arm_ids: t
 
 
 def _adjusted(effects: list[Effect | None]) -> list[Effect | None]:
-    """BH over the effects with a p-value (a group's members share one: counted once)."""
-    keys: list[tuple[str, ...] | int] = []
-    p_of: dict[tuple[str, ...] | int, float] = {}
+    """BH over the effects with a p-value (a group's members share one: counted once, keyed by its name, not its
+    members: hashing them per member would cost the square of the group's size)."""
+    keys: list[str | int] = []
+    p_of: dict[str | int, float] = {}
     for i, effect in enumerate(effects):
         if effect is None:
             keys.append(i)
             continue
         as_group = bool(effect.group) and effect.method != RANDOMIZED
-        key: tuple[str, ...] | int = effect.group if as_group else i
+        key: str | int = effect.group[0] if as_group else i
         keys.append(key)
         p = (effect.group_effect or {}).get("p_value") if as_group else effect.p_value
         if p is not None:
@@ -217,7 +262,7 @@ def _adjusted(effects: list[Effect | None]) -> list[Effect | None]:
     for effect, key in zip(effects, keys, strict=True):
         if effect is None or key not in adjusted:
             out.append(effect)
-        elif isinstance(key, tuple):
+        elif isinstance(key, str):
             group_effect = dict(effect.group_effect or {}, p_adjusted=adjusted[key])
             out.append(replace(effect, group_effect=group_effect))
         else:
@@ -264,16 +309,16 @@ def headlines(joint: list[Effect | None], randomized: list[Randomized | None]) -
 
 def distinguishable(effects: list[Effect | None]) -> int:
     """How many headlines (a group once) are distinguishable from zero."""
-    seen: set[tuple[str, ...]] = set()
+    seen: set[str] = set()  # the groups' names (`group_name`)
     count = 0
     for effect in effects:
         if effect is None:
             continue
         if effect.group and effect.method != RANDOMIZED:  # a group's claim, counted once
             adjusted = (effect.group_effect or {}).get("p_adjusted")
-            if effect.group in seen:
+            if effect.group[0] in seen:
                 continue
-            seen.add(effect.group)
+            seen.add(effect.group[0])
         else:
             adjusted = effect.p_adjusted
         if adjusted is not None and adjusted < SIGNIFICANCE:
@@ -335,7 +380,7 @@ def notes(effect: Effect | None) -> list[str]:
         g = effect.group_effect
         numbers = "" if g is None else f": {g['estimate']:+.3f} [{g['ci_low']:+.2f}, {g['ci_high']:+.2f}]"
         out.append(
-            f"one group of lessons mostly injected together: {', '.join(effect.group)}{numbers}"
+            f"one group of lessons mostly injected together: {some_of(effect.group)}{numbers}"
             + ("" if g else " (not identified)")
         )
     elif not effect.identified and effect.reason:

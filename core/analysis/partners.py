@@ -18,16 +18,18 @@ FloatArray = npt.NDArray[np.float64]
 MAX_NAMED_PARTNERS = 3
 
 
-def partner_reasons(names: list[str], effect: Effect | None) -> list[str]:
-    """The flags for the lessons a lesson was never injected without (`inseparable`): not separable from those
-    of its own group, nor from the others unless the joint fit identifies the lesson (or its group): then only
-    the leave-one-out lift does not separate them."""
-    group = effect.group if effect is not None else ()
+def partner_reasons(partners: list[tuple[str, bool]], effect: Effect | None) -> list[str]:
+    """The flags for the lessons a lesson was never injected without (`inseparable`; each with whether it is in the
+    lesson's own group): not separable from those of its own group, nor from the others unless the joint fit
+    identifies the lesson (or its group): then only the leave-one-out lift does not separate them."""
     separated = effect is not None and (effect.identified or effect.group_effect is not None)
-    apart = [name for name in names if separated and name not in group]
+    apart = [name for name, grouped in partners if separated and not grouped]
     out = []
     for chosen, words in (
-        ([name for name in names if name not in apart], "not separable: never injected without {}"),
+        (
+            [name for name, grouped in partners if grouped or not separated],
+            "not separable: never injected without {}",
+        ),
         (apart, "lift not separable: never injected without {} (the joint fit separates them, the lift does not)"),
     ):
         if chosen:

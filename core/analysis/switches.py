@@ -259,27 +259,40 @@ def with_groups(
     """`timed` (per arm) with every arm grouped with a timed one as `loo` groups lessons (linked, in chains,
     when together in >= GROUP_SHARE of both arms' sessions, each in 2 or more): the group's effect cannot be
     told from the switch, and a member's own rests on the few sessions that part them. `entries()` yields each
-    span's (session within the span, arm) pairs; one pass per link of a chain, none when no arm is timed."""
+    span's (session within the span, arm) pairs; two passes (none when no arm is timed): each arm's sessions,
+    then the sessions together of each pair of arms in two or more (`Design.repeated_co_occurrence`'s pairs),
+    whose links' connected sets holding a timed arm join it. (It walked the links from the timed arms, a pass
+    over the log per link: a chain of 3,000 lessons, one group, took ~100 passes, more the longer the chain.)"""
+    from scipy import sparse
+    from scipy.sparse import csgraph
+
+    n_arms = len(timed)
+    if not timed.any():
+        return timed.copy()
+    n_with = np.zeros(n_arms)
+    for row, arm in entries():
+        if len(row):
+            n_with += np.asarray(_once(row, arm, n_arms).sum(axis=0), dtype=np.float64).ravel()
+    repeated = n_with >= 2  # a lesson in one session links to none
+    co = sparse.csr_matrix((n_arms, n_arms))
+    for row, arm in entries():
+        keep = repeated[arm]
+        if keep.any():
+            x = _once(row[keep], arm[keep], n_arms)
+            co = co + (x.T @ x).tocsr()
+    pairs = co.tocoo()
+    i, j = pairs.row, pairs.col
+    linked = (i != j) & (pairs.data >= GROUP_SHARE * np.maximum(n_with[i], n_with[j]))
+    graph = sparse.csr_matrix((np.ones(int(linked.sum())), (i[linked], j[linked])), shape=(n_arms, n_arms))
+    _, label = csgraph.connected_components(graph, directed=False)
+    out: npt.NDArray[np.bool_] = np.isin(label, label[timed])
+    return out
+
+
+def _once(row: IntArray, arm: IntArray, n_arms: int) -> Any:
+    """The sessions x arms indicator of a span's (session, arm) pairs, a session counted once per arm."""
     from scipy import sparse
 
-    out = timed.copy()
-    n_arms, frontier = len(timed), timed.copy()
-    n_with: npt.NDArray[np.float64] | None = None
-    while frontier.any():
-        cols = np.flatnonzero(frontier)
-        co, counted = sparse.csr_matrix((n_arms, len(cols))), np.zeros(n_arms)  # sparse: arms x timed ones
-        for row, arm in entries():
-            if not len(row):
-                continue
-            x = sparse.csr_matrix((np.ones(len(row)), (row, arm)), shape=(int(row.max()) + 1, n_arms))
-            x.data[:] = 1.0  # a session counts once per arm
-            co = co + (x.T @ x[:, cols]).tocsr()
-            counted += np.asarray(x.sum(axis=0), dtype=np.float64).ravel()
-        n_with = counted if n_with is None else n_with
-        pairs = co.tocoo()  # never together: no link
-        mine, theirs = n_with[pairs.row], n_with[cols][pairs.col]
-        linked = (pairs.data >= GROUP_SHARE * np.maximum(mine, theirs)) & (np.minimum(mine, theirs) >= 2)
-        frontier = np.bincount(pairs.row[linked], minlength=n_arms) > 0
-        frontier &= ~out
-        out |= frontier
-    return out
+    x = sparse.csr_matrix((np.ones(len(row)), (row, arm)), shape=(int(row.max()) + 1, n_arms))
+    x.data[:] = 1.0
+    return x

@@ -80,3 +80,12 @@ def test_a_lesson_the_joint_fit_separates_is_not_called_not_separable(tmp_path: 
 def test_a_groups_note_does_not_say_always() -> None:
     member = Effect(0.0, None, None, "joint", identified=False, group=("a.md", "b.md"))
     assert notes(member) == ["one group of lessons mostly injected together: a.md, b.md (not identified)"]
+
+
+def test_a_big_groups_note_names_three_members_and_counts_the_rest() -> None:
+    # four members: naming the fourth costs no more than counting it; five: three named, 5 - 3 = 2 counted
+    four = Effect(0.0, None, None, "joint", identified=False, group=("a.md", "b.md", "c.md", "d.md"))
+    said = "one group of lessons mostly injected together: "
+    assert notes(four) == [said + "a.md, b.md, c.md, d.md (not identified)"]
+    five = Effect(0.0, None, None, "joint", identified=False, group=("a.md", "b.md", "c.md", "d.md", "e.md"))
+    assert notes(five) == [said + "a.md, b.md, c.md and 2 more (not identified)"]

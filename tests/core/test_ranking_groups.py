@@ -72,10 +72,12 @@ def test_a_group_holding_a_lesson_identified_only_by_time_claims_no_effect(tmp_p
     root = make_workspace(tmp_path, LESSONS, events)
     code, out, err = run_cli("loo", "--workspace", str(root), "--no-write", "--json", clock=fixed_clock)
     assert code == 0, err
-    results = {r["lesson"]: r for r in json.loads(out)["results"]}
+    payload = json.loads(out)
+    results = {r["lesson"]: r for r in payload["results"]}
     for lesson in ("a.md", "b.md"):
         row = results[lesson]
-        assert sorted(row["effect"]["group"]) == ["a.md", "b.md"]
+        assert sorted(row["effect"]["group"]) == ["a.md", "b.md"] and row["effect"]["group_size"] == 2
+        assert sorted(payload["meta"]["groups"][row["effect"]["group"][0]]) == ["a.md", "b.md"]
         assert row["effect"]["group_effect"] is None, row["effect"]["group_effect"]
         assert "identified only by time" in row["effect"]["reason"]
         assert row["effect"]["ranking"] == 0.0
