@@ -7,10 +7,13 @@ every vector v with X~ v = 0 (a null vector of A) has v_j = 0. Such a v names th
 together: its nonzero entries.
 
 - Up to `DENSE_MAX` columns (the fit's exact path): the null space of A from one eigen-decomposition, exact.
-- Beyond, each column's neighbourhood (core/analysis/neighbourhoods.py: itself and the columns most correlated
+- Beyond, each column's neighbourhood (core/analysis/neighbourhoods.py: itself and the 16 columns most correlated
   with it): a null vector of a principal submatrix A_NN is one of A (v' A_NN v = |X~_N v|^2 = 0), so what this finds
-  is a true dependency; one that ties a column to others outside its neighbourhood is not found there (the
-  columns of a dependency are correlated with each other, so they are one another's neighbours in practice).
+  is a true dependency; a tie of more than 17 lessons, or to lessons outside the neighbourhood, is not found there
+  (a known gap: a review tied 30 of 700 lessons so, and they kept intervals).
+
+Every session injecting as many lessons (a bandit drawing k) makes the lessons' sum constant: that direction is no
+tie, the fit pins the lessons' mean with its prior and estimates them against it (`_without_common`).
 """
 
 from __future__ import annotations
@@ -38,8 +41,32 @@ def not_estimable(op: Centred, dense: bool, hoods: Neighbourhoods | None) -> dic
     if op.p == 0:
         return {}
     if dense or hoods is None:
-        return _from_null_space(_null_space(op.gram_dense()))
+        return _from_null_space(_without_common(_null_space(op.gram_dense())))
     return _from_neighbourhoods(hoods)
+
+
+def _without_common(null: FloatArray) -> FloatArray:
+    """The null space's vectors as ties between columns. When the lessons' common direction is in it (every
+    session injects as many of them: only their differences show, and the fit pins their mean with its prior,
+    core/analysis/claims.py `_common_prior`), the lessons are estimated against their mean, as they always were:
+    that direction is no tie. What else is null (a tie of a few lessons beside it) is kept, each vector with the
+    common direction added so that the columns it does not tie are 0: made orthogonal to the common direction, a
+    tie moves every column it leaves out by one same amount (the mean's share), the value most columns take."""
+    p = null.shape[0]
+    u = np.full(p, 1.0 / np.sqrt(p))
+    along = null.T @ u
+    if null.shape[1] == 0 or float(np.sqrt(along @ along)) < 1.0 - NULL_SHARE:  # u is not in the null space
+        return null
+    rest = null - np.outer(u, along)  # each basis vector with its part along u taken out
+    q, r = np.linalg.qr(rest)
+    ties = q[:, np.abs(np.diag(r)) > NULL_SHARE]
+    out = np.zeros_like(ties)
+    for k in range(ties.shape[1]):
+        w = ties[:, k]
+        scale = float(np.max(np.abs(w)))
+        values, counts = np.unique(np.round(w / scale, 9), return_counts=True)
+        out[:, k] = w - values[int(np.argmax(counts))] * scale  # (the columns left out: 0)
+    return out
 
 
 def _null_space(a: FloatArray) -> FloatArray:
@@ -55,8 +82,9 @@ def _from_null_space(null: FloatArray) -> dict[int, tuple[int, ...]]:
         return {}
     share = np.sqrt(np.sum(null * null, axis=1))  # |P e_j|, P the projector on the null space: rotation-free
     out: dict[int, tuple[int, ...]] = {}
-    for j in np.flatnonzero(share > NULL_SHARE).tolist():
-        tied = np.abs(null @ null[j]) > NULL_SHARE  # row j of P: the columns a null vector ties to j
+    flagged = share > NULL_SHARE * max(float(share.max()), 1.0)
+    for j in np.flatnonzero(flagged).tolist():
+        tied = flagged & (np.abs(null @ null[j]) > NULL_SHARE)  # row j of P: the flagged columns a null vector ties
         tied[j] = False
         out[j] = tuple(np.flatnonzero(tied).tolist())
     return out
