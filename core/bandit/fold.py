@@ -60,11 +60,13 @@ class Posterior(Struct, frozen=True, dict=True, eq=False):
         rewards = self.rewards
         return rewards.array() if isinstance(rewards, Regraded) else rewards
 
-    @property
+    @cached_property
     def total_sessions(self) -> int:
-        """gptme's `total_sessions`: the graded sessions, and those other tools counted (imported files',
-        their logged updates')."""
-        return self.graded_sessions + self.data.counted_sessions
+        """gptme's `total_sessions`: the sessions graded now or once (a grade taken back leaves its session
+        counted: gptme's bandit never counts back, docs/format.md §7), and those other tools counted (imported
+        files', their logged updates')."""
+        once = ~np.isnan(self.base) | self.data.scored_once
+        return int(np.count_nonzero(once)) + self.data.counted_sessions
 
     @property
     def mean(self) -> FloatArray:

@@ -559,9 +559,8 @@ class LogIndex(ArmNames):
             added_alpha[index], added_beta[index] = a, b
             prior_n[index] += n
             prior_rewards[index] += r
-        n = len(base)
         entries = Entries(
-            self.entry_arm, self.entry_salience, self.entry_session, self.session_start, n, len(self.entry_arm)
+            self.entry_arm, self.entry_salience, self.entry_session, self.session_start, len(base), len(self.entry_arm)
         )
         return FoldData(
             arm_ids=tuple(self.arm_ids),
@@ -583,6 +582,7 @@ class LogIndex(ArmNames):
             blocks=self.blocks,
             sources=scores,
             during=self.during_entries(),
+            evidence=log,
         )
 
     def during_entries(self) -> npt.NDArray[np.int64]:

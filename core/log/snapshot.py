@@ -74,6 +74,16 @@ class FoldData(Struct, frozen=True, dict=True, eq=False):
     sources: SourceScores | None = None  # every source's score
     # entries (positions in the entry columns) of lessons included during their session, not chosen before it
     during: IntArray = struct_field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    evidence: SourceInputs | None = None  # the log's scores the ones in force came from (None: only `base` known)
+
+    @cached_property
+    def scored_once(self) -> npt.NDArray[np.bool_]:
+        """Per session: whether it had a score in force once, now or before a retraction or an undo took it back
+        (gptme's bandit counted it then, and never counts back: docs/format.md §7)."""
+        once = ~np.isnan(self.base)
+        if self.evidence is not None:
+            once |= scored_by_log(self.evidence, self.scores().priority)[: self.n_sessions]
+        return once
 
     def scores(self) -> SourceScores:
         """Every source's score per session (a snapshot built without them: the base as one source)."""
@@ -518,6 +528,21 @@ class SourceInputs(Struct, frozen=True):
     grade_rows: IntArray  # the row each grade event names (-1: unknown session)
     grade_base: FloatArray  # NaN: a retraction
     grade_source: CodeArray
+
+
+def scored_by_log(log: SourceInputs, priority: Sequence[str]) -> npt.NDArray[np.bool_]:
+    """Per session: whether an event of the log gave it a score of a source in `priority` (its record, an outcome
+    word, a grade), whatever came after. A score in force is the first of those sources that has one, so right
+    after that event the session had a score in force."""
+    read = np.zeros(len(SOURCES), dtype=np.bool_)
+    read[[SOURCES.index(source) for source in priority]] = True
+    once = ~np.isnan(log.own) & read.take(np.maximum(log.own_source, 0)) & (log.own_source >= 0)
+    if read[SOURCES.index(OUTCOME)]:
+        once[log.outcome_rows[~np.isnan(log.outcome_values)]] = True
+    known = (log.grade_rows >= 0) & (log.grade_rows < len(once)) & (log.grade_source >= 0)
+    graded = known & ~np.isnan(log.grade_base) & read.take(np.maximum(log.grade_source, 0))
+    once[log.grade_rows[graded]] = True
+    return once
 
 
 def source_scores(log: SourceInputs, inputs: RewardInputs) -> tuple[FloatArray, SourceScores, IntArray, IntArray]:

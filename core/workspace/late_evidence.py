@@ -28,7 +28,7 @@ from lesson_credit.core.base.ids import normalize_id, one_form
 from lesson_credit.core.log import scoring
 from lesson_credit.core.log.events import FileNumbers
 from lesson_credit.core.log.index import LogIndex
-from lesson_credit.core.log.snapshot import FloatArray, SourceInputs
+from lesson_credit.core.log.snapshot import FloatArray, SourceInputs, scored_by_log
 from lesson_credit.core.model import credit as credit_mod
 from lesson_credit.core.model.sources import RewardInputs
 
@@ -67,6 +67,7 @@ class LateGrades:
     ) -> None:
         self.post, self.index, self.outcomes, self.rewards = post, index, outcomes or {}, rewards
         self._bases: dict[int, FloatArray] = {}
+        self._once: dict[int, npt.NDArray[np.bool_]] = {}  # per line: the sessions scored once above it
 
     @cached_property
     def scored(self) -> npt.NDArray[np.int64]:
@@ -105,18 +106,20 @@ class LateGrades:
                 grade_source=np.array(index.grade_source, dtype=np.int8)[before],
             )
             self._bases[line] = scoring.scores(inputs, self.rewards)[0]
+            self._once[line] = scored_by_log(inputs, self.rewards.priority)
         return self._bases[line]
 
     def sessions_before(self, line: int) -> int | None:
         """gptme's `total_sessions` as the log said it before line `line`: its sessions recorded above that line
-        and scored there, and those other tools counted (a session or grade event at `line` counts none). None
-        past MAX_SCORINGS lines asked."""
+        and scored there, or scored there once (a grade taken back), and those other tools counted (a session or
+        grade event at `line` counts none). None past MAX_SCORINGS lines asked."""
         base = self.base_before(line)
         if base is None:
             return None
         n = self.post.data.n_sessions
         recorded = self.index.session_lines.view()[:n] < line
-        return int(np.count_nonzero(recorded & ~np.isnan(base))) + self.post.data.counted_sessions
+        once = ~np.isnan(base) | self._once[line][:n]
+        return int(np.count_nonzero(recorded & once)) + self.post.data.counted_sessions
 
     def explains(self, arm: int, row: int, through: Numbers, counts: Numbers) -> bool:
         """Whether `counts` (an arm's alpha, beta, n in a file) are arm `arm`'s numbers right after session `row`
