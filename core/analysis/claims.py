@@ -13,7 +13,8 @@ session's keywords play no part (they are written after the outcome and can echo
   sessions with it and as many without, and the data cut its prior sd (the empirical-Bayes prior
   of the injection model) to at most `SD_RATIO_MAX` of it, and some fit can estimate it (`estimable`: its
   injections are no combination of other lessons' and the baselines'). Only identified lessons get an
-  estimate, an interval and a p-value: unshrunk, with a robust variance (`robust`).
+  estimate, an interval and a p-value: unshrunk, with a robust variance (`robust`), from a fit that leaves every
+  lesson some fit can estimate (with enough sessions) unshrunk, so none rests on another's prior.
 - **Over time.** Per identified lesson, its graded sessions are split at the median of its own
   injections (earlier half, later half, with every session in between as control). In each half,
   the estimate is the lesson's coefficient plus the least-squares slope of the full fit's
@@ -211,13 +212,17 @@ def fit_columns(design: Design, *, solver: str = "auto") -> Fitted:
     confounded = not_estimable(op, dense, hoods)  # (its marginal sd may still look cut: a prior shares it out)
     identified = ~few & (np.sqrt(var0) / prior_sd <= SD_RATIO_MAX) & ~np.isin(np.arange(len(columns)), list(confounded))
     weak = lam0 / WEAK_PRIOR**2
+    # every column some fit can estimate gets the weak prior, identified or not: an identified lesson's interval must
+    # not rest on a correlated one held near 0 by its prior (a lesson switched inside a block, the data barely moving
+    # it, took a correlated lesson's estimate with it: its interval excluded 0 in 45% of such worlds)
+    free = ~few & ~np.isin(np.arange(len(columns)), list(confounded))
     fit = fit_robust(
         op,
         y,
-        np.where(identified, weak, lam0),
+        np.where(free, weak, lam0),
         dense=dense,
         hoods=hoods,
-        common=_common_prior(op, identified, lam0 - weak),
+        common=_common_prior(op, free, lam0 - weak),
     )
     # with the robust variance in place of the model's, the data must still cut the prior sd as much
     # (a lesson whose few sessions are far noisier than the rest is not identified by them)
