@@ -2,7 +2,7 @@
 
 The grade bar's history line shows the latest few, and at 24 rows on one line cut with an ellipsis at the edge
 (at 80 columns an older grade's note and every grade before it); the grades before those it shows it counts.
-Here they are whole; escape (or H again) goes back to the session.
+Here they are whole; escape goes back to the session.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ class GradeHistoryScreen(ToastsAsBelow, ModalScreen[None]):
     HELP = "Every grade of the session, newest first, with its grader, time and note, none cut; escape closes."
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,H", "close", "Close", key_display="esc"),
+        Binding("escape", "close", "Close", key_display="esc"),  # (H is the session's: each key means one thing)
     ]
 
     def __init__(self, session_id: str, grades: tuple[GradeRecord, ...]) -> None:
