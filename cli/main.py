@@ -11,6 +11,7 @@ import contextlib
 import os
 import sys
 from collections.abc import Callable, Collection, Sequence
+from contextvars import ContextVar
 from importlib import import_module
 from typing import Any, NoReturn
 
@@ -27,7 +28,7 @@ from lesson_credit.cli.common import (
 )
 from lesson_credit.cli.pager import paging
 from lesson_credit.cli.process import guarded, limit_blas_threads, msgspec_without_typing_extensions, stored, succeeded
-from lesson_credit.cli.render import safe
+from lesson_credit.cli.render import error_line, safe
 from lesson_credit.cli.version import VersionAction
 
 __all__ = ["build_parser", "main", "subcommands", "summary_lines"]
@@ -82,6 +83,12 @@ class Parser(argparse.ArgumentParser):
                 f"unknown command '{word}'{nearest_command(word, COMMANDS)} (lesson-credit --help lists the commands)"
             )
         super().error(message)
+
+    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
+        """argparse's exit; its error line (`prog: error: ...`) wrapped at spaces on a terminal (`error_line`)."""
+        if status and message:
+            message = error_line(message.rstrip("\n"), _JSON_WORDS.get()) + "\n"
+        super().exit(status, message)
 
 
 def build_parser(groups: Collection[str] | None = None, *, others: bool = True) -> argparse.ArgumentParser:
@@ -160,6 +167,10 @@ def build_parser(groups: Collection[str] | None = None, *, others: bool = True) 
     return parser
 
 
+# whether the command line being parsed asks for --json: a usage error stays one line for a program to read
+_JSON_WORDS: ContextVar[bool] = ContextVar("json_words", default=False)
+
+
 def _parse(argv: Sequence[str] | None) -> tuple[argparse.ArgumentParser, argparse.Namespace]:
     """The arguments, parsed by a parser with the command's own group in full: a first pass with no
     group finds the command (top-level --help, --version and usage errors end there, as the whole
@@ -167,6 +178,7 @@ def _parse(argv: Sequence[str] | None) -> tuple[argparse.ArgumentParser, argpars
     pass: the first word that is not an option is the command. A command's parser lists no other command
     (what lists them, the top level's help and usage errors, ends in the first pass)."""
     words = sys.argv[1:] if argv is None else argv
+    _JSON_WORDS.set("--json" in words)
     if words and words[0] in COMMANDS:
         command = words[0]
     else:
@@ -211,8 +223,10 @@ def main(argv: Sequence[str] | None = None, *, clock: Callable[[], Any] | None =
     if args.command is None:
         if not on_a_terminal():  # a cron job or a pipe that forgot the command
             print(
-                f"lesson-credit: no command, and no terminal for the dashboard ({why_no_terminal()}): give a "
-                "command (lesson-credit --help lists them)",
+                error_line(
+                    f"lesson-credit: no command, and no terminal for the dashboard ({why_no_terminal()}): give a "
+                    "command (lesson-credit --help lists them)"
+                ),
                 file=sys.stderr,
             )
             return EXIT_USAGE
@@ -245,7 +259,7 @@ def _dispatch(args: argparse.Namespace) -> int:
             _innermost(args.parser, args).error(message)
         if isinstance(exc, TemporaryFailure) and stored(args, logged):  # (the database gone after the commit)
             return succeeded(message, args)
-        print(f"lesson-credit: {message}", file=sys.stderr)
+        print(error_line(f"lesson-credit: {message}", getattr(args, "json", False)), file=sys.stderr)
         return exc.exit_code
 
 

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable, Iterator
 
 from lesson_credit.cli.common import EXIT_INTERNAL, json_text
-from lesson_credit.cli.render import safe
+from lesson_credit.cli.render import error_line, safe
 from lesson_credit.core.base.errors import TemporaryFailure
 from lesson_credit.core.base.logged import logged_count
 
@@ -73,26 +73,31 @@ def guarded(
         why = f": {safe(str(exc).splitlines()[0])}" if str(exc).strip() else ""  # ours say what needs more
         if has_stored is not None and has_stored(logged):
             return succeeded(f"not enough memory to finish {name}{why}", args)
-        print(f"lesson-credit: not enough memory for {name}{why}", file=sys.stderr)
+        print(error_line(f"lesson-credit: not enough memory for {name}{why}", _json(args)), file=sys.stderr)
         return TemporaryFailure.exit_code
     except ImportError as exc:
         if "failed to map segment" not in str(exc) and "cannot allocate memory" not in str(exc).lower():
             return _internal(name)
         if has_stored is not None and has_stored(logged):
             return succeeded(f"not enough memory to finish {name} (a library could not be loaded)", args)
-        print(f"lesson-credit: not enough memory for {name} (a library could not be loaded)", file=sys.stderr)
+        line = f"lesson-credit: not enough memory for {name} (a library could not be loaded)"
+        print(error_line(line, _json(args)), file=sys.stderr)
         return TemporaryFailure.exit_code
     except Exception:  # not one of ours (core/base/errors.py)
         return _internal(name)
+
+
+def _json(args: argparse.Namespace | None) -> bool:
+    """Whether the command was asked for --json: its error lines stay one line for a program (`error_line`)."""
+    return bool(getattr(args, "json", False))
 
 
 def _internal(name: str) -> int:
     import traceback
 
     traceback.print_exc()
-    print(
-        f"lesson-credit: internal error in {name} (a bug: please report it with the traceback above)", file=sys.stderr
-    )
+    line = f"lesson-credit: internal error in {name} (a bug: please report it with the traceback above)"
+    print(error_line(line), file=sys.stderr)
     return EXIT_INTERNAL
 
 

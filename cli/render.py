@@ -64,6 +64,23 @@ def output_width() -> int | None:
     return terminal_columns() if stdout_is_terminal() else None
 
 
+def stderr_columns() -> int | None:
+    """The width of the terminal stderr is (held by the pager or not); None for a pipe, a file or a hook's log."""
+    try:
+        if sys.stderr is None or not sys.stderr.isatty():
+            return None
+        return os.get_terminal_size(sys.stderr.fileno()).columns or None
+    except (AttributeError, ValueError, OSError):  # closed, or a stream with no descriptor
+        return None
+
+
+def error_line(line: str, json: bool = False) -> str:
+    """An error's one line as stderr shows it: on a terminal (not for --json, which a program reads) broken at
+    spaces to the terminal's width, its continuation lines indented two spaces, where the terminal cut a word in
+    two at the edge; anywhere else (a pipe, a hook's log) the one line exactly, as a script reads it."""
+    return wrap(line, None if json else stderr_columns())
+
+
 def stdout_is_terminal() -> bool:
     """Whether stdout is a terminal (a person reading, not a pipe or a file, whatever $COLUMNS says): where a
     command's answer is kept in view, its detail counted in a line saying how to see it."""

@@ -179,6 +179,11 @@ class AppWrites(_Base):
                 break
         return f"The session shows the grade in force now: type {fmt_grade(write.value)} again to replace it."
 
+    def write_waiting_for_lock(self) -> Write | None:
+        """The write the writer waits for another writer's lock to apply, from the wait's start until it is written
+        or fails (a grade line says its session's write waits: `unsaved_write`)."""
+        return self._lock_wait
+
     def on_write_lock_wait(self, event: WriteLockWait) -> None:
         """The writer waits for another writer's lock to apply `event.write`: the title bar says so at once (not
         only once the wait has lasted SLOW_WRITE_S, nor only once it failed), until the write is done or fails."""

@@ -19,6 +19,8 @@ class Grading(Protocol):
     writes: WriteQueue
     snapshot: SourceSnapshot | None
 
+    def write_waiting_for_lock(self) -> Write | None: ...
+
     def commit_grade(
         self,
         session_id: str,
@@ -40,12 +42,15 @@ class Grading(Protocol):
     async def open_session(self, session_id: str, focus_lesson: str | None = None) -> None: ...
 
 
-def unsaved_write(writes: WriteQueue, session_id: str) -> str | None:
-    """While the writes wait to be retried (the log refuses them) and one is the session's: the latest of the
-    session's as typed ("0.4", a grade; "undo"); else None. (What an undo of the log's leaves is the log's to say.)"""
-    if writes.waiting() is None:
+def unsaved_write(writes: WriteQueue, session_id: str, lock_wait: Write | None = None) -> str | None:
+    """While the writes wait to be retried (the log refuses them), or wait behind `lock_wait` (the write the writer
+    waits for another writer's lock to apply: the title bar says so, and the grade line said nothing), and one is the
+    session's: the latest of the session's as typed ("0.4", a grade; "undo"); else None. (What an undo of the log's
+    leaves is the log's to say.)"""
+    unwritten = writes.not_written()
+    if writes.waiting() is None and (lock_wait is None or not unwritten or unwritten[0] is not lock_wait):
         return None
-    latest = next((w for w in reversed(writes.not_written()) if w.session_id == session_id), None)
+    latest = next((w for w in reversed(unwritten) if w.session_id == session_id), None)
     if latest is None or latest.kind == "settings":
         return None
     return fmt_grade(latest.value) if latest.kind == "grade" else "undo"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lesson_credit.core.api import OverTime, some_of, span
+from lesson_credit.core.api import OverTime, fixed, some_of, span
 from lesson_credit.tui.source import WorkspaceSource
 from lesson_credit.tui.text import counted, fmt_signed, one_line
 
@@ -61,8 +61,8 @@ class OverTimeView:
             else:
                 low, high = w.effect.bounds(LEVEL)
                 counts = f"{w.effect.n_with}/{w.effect.n_without}"
-                effect = f"{fmt_signed(w.effect.estimate)} {span(low, high)}"  # (+0.000, never -0.000: as loo)
-            credit = f"{w.credit_mean:.3f} [{w.credit_low:.2f}, {w.credit_high:.2f}]"
+                effect = f"{fmt_signed(w.effect.estimate)} {span(low, high)}"  # (0.000, no sign: as loo)
+            credit = f"{fixed(w.credit_mean)} [{fixed(w.credit_low, 2)}, {fixed(w.credit_high, 2)}]"
             out.append((sessions, counts, effect, credit))
         return out
 

@@ -290,6 +290,30 @@ def wrap_lines(text: str, width: int) -> list[tuple[int, int]]:
 Phrase = Text | tuple[str, Text]  # a phrase, or (the separator before it on a line, the phrase)
 
 
+def break_words(text: str, width: int, separators: str = "/-_") -> str:
+    """`text` with a line break in each word (a run without spaces) wider than `width` cells: after the last of
+    `separators` that keeps the piece within the width (`patterns/read-before-` then `edit.md`; not a `.`: `edit.`
+    then `md` is a cut word), else at the width.
+    Words that fit are left to the widget, which wraps at spaces; a path has none, and was cut mid-word.
+    `width` 0: not laid out yet, unchanged. Wide characters count two cells."""
+    from rich.cells import cell_len
+
+    if width <= 0:
+        return text
+    out = []
+    for word in re.split(r"( +|\n)", text):
+        while cell_len(word) > width:
+            fits = 0
+            while fits < len(word) and cell_len(word[: fits + 1]) <= width:
+                fits += 1
+            cut = max((word.rfind(sep, 0, fits) + 1 for sep in separators), default=0)
+            cut = cut if cut > 0 else max(fits, 1)
+            out.append(word[:cut] + "\n")
+            word = word[cut:]
+        out.append(word)
+    return "".join(out)
+
+
 def phrase_lines(paragraphs: Sequence[Sequence[Phrase]], width: int, separator: str = " · ", hang: int = 0) -> Text:
     """Each paragraph's phrases joined by `separator` (or the phrase's own), a new line where the next phrase
     would pass `width` cells (0: never), indented `hang` cells: a line breaks between phrases, so a count

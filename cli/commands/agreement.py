@@ -22,12 +22,13 @@ if TYPE_CHECKING:
     from lesson_credit.core.analysis.agreement import Agreement
 
 from lesson_credit.cli.render import counted, output_width, safe, stdout_is_terminal, table, wrap
+from lesson_credit.core.base.numbers import fixed
 
 DEFAULT_THRESHOLD = 0.5  # --threshold's default: the cut for kappa
 
 
 def _num(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3f}"
+    return "-" if value is None else fixed(value)  # (-0.0004: 0.000, no sign)
 
 
 def _rows(pairs: Sequence[Agreement]) -> list[tuple[object, ...]]:

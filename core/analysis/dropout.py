@@ -39,7 +39,7 @@ import numpy.typing as npt
 from lesson_credit.core.analysis.effects import moderated_welch
 from lesson_credit.core.analysis.estimates import Randomized
 from lesson_credit.core.base.files import StoreError, WriteGuard, open_append
-from lesson_credit.core.base.numbers import counted, listed
+from lesson_credit.core.base.numbers import counted, listed, signed
 from lesson_credit.core.base.safe_json import JsonError, decode_json
 
 if TYPE_CHECKING:
@@ -199,10 +199,14 @@ def unlogged_problem(directory: Path, randomized: Mapping[str, Randomized], logg
     estimates are said here, or nowhere. `directory`: the dropout folder as the line names it (relative to the
     workspace: the line stays short)."""
     arms = set(logged)
-    lost = [(lesson, r) for lesson, r in sorted(randomized.items()) if r.estimate is not None and lesson not in arms]
+    lost = [
+        (lesson, r, r.estimate)
+        for lesson, r in sorted(randomized.items())
+        if r.estimate is not None and lesson not in arms
+    ]
     if not lost:
         return None
-    shown = [f"{lesson} {r.estimate:+.3f} ({r.n_kept} kept, {r.n_withheld} withheld)" for lesson, r in lost]
+    shown = [f"{lesson} {signed(estimate)} ({r.n_kept} kept, {r.n_withheld} withheld)" for lesson, r, estimate in lost]
     has, them = ("has", "it") if len(lost) == 1 else ("have", "them")
     return (
         f"{directory.as_posix()}: {counted(len(lost), 'lesson')} {has} a randomized estimate but no session of the "

@@ -47,6 +47,7 @@ from lesson_credit.core.analysis.limits import MIN_WITH, MIN_WITHOUT
 from lesson_credit.core.analysis.partners import inseparable, partner_reasons
 from lesson_credit.core.analysis.ranking import timed_arms
 from lesson_credit.core.analysis.stats import benjamini_hochberg
+from lesson_credit.core.base.numbers import signed, span
 from lesson_credit.core.log.snapshot import FoldData
 
 FloatArray = npt.NDArray[np.float64]
@@ -287,8 +288,8 @@ def leave_one_out(
             lo, hi = float(delta[j] - half[j]), float(delta[j] + half[j])
             if hi < effect.ci_low or lo > effect.ci_high:
                 reasons.append(
-                    f"confounded by category / co-injected lessons: naive {delta[j]:+.3f} [{lo:+.2f}, {hi:+.2f}] "
-                    f"vs adjusted {effect.estimate:+.3f} [{effect.ci_low:+.2f}, {effect.ci_high:+.2f}]"
+                    f"confounded by category / co-injected lessons: naive {signed(delta[j])} {span(lo, hi)} "
+                    f"vs adjusted {signed(effect.estimate)} {span(effect.ci_low, effect.ci_high)}"
                 )
         mine = partners.get(j, [])  # in its own group or not, by column (not searching a big group's members)
         reasons += partner_reasons(

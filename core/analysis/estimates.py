@@ -39,7 +39,7 @@ from lesson_credit.core.analysis.joint import JointFit
 from lesson_credit.core.analysis.one_step import Interval
 from lesson_credit.core.analysis.ranking import ranked
 from lesson_credit.core.analysis.stats import benjamini_hochberg
-from lesson_credit.core.base.numbers import listed
+from lesson_credit.core.base.numbers import listed, signed, span
 
 MIN_RANDOMIZED = 20  # kept and withheld sessions before a randomized estimate can be the headline
 SIGNIFICANCE = 0.05  # BH-adjusted p below this: distinguishable from zero
@@ -378,7 +378,7 @@ def notes(effect: Effect | None) -> list[str]:
     out = []
     if effect.group and effect.method != RANDOMIZED:
         g = effect.group_effect
-        numbers = "" if g is None else f": {g['estimate']:+.3f} [{g['ci_low']:+.2f}, {g['ci_high']:+.2f}]"
+        numbers = "" if g is None else f": {signed(g['estimate'])} {span(g['ci_low'], g['ci_high'])}"
         out.append(
             f"one group of lessons mostly injected together: {some_of(effect.group)}{numbers}"
             + ("" if g else " (not identified)")
@@ -389,7 +389,7 @@ def notes(effect: Effect | None) -> list[str]:
         parts = [f"{name} {_short(effect.over_time.get(name))}" for name in ("earlier", "later")]
         out.append("drifting: " + ", ".join(parts))
     if effect.category_differs and effect.by_category:
-        parts = [f"{name or '(none)'} {cell['estimate']:+.3f}" for name, cell in effect.by_category.items() if cell]
+        parts = [f"{name or '(none)'} {signed(cell['estimate'])}" for name, cell in effect.by_category.items() if cell]
         out.append("differs by category: " + ", ".join(parts))
     return out
 
@@ -397,4 +397,4 @@ def notes(effect: Effect | None) -> list[str]:
 def _short(cell: dict[str, Any] | None) -> str:
     if not cell:
         return "-"
-    return f"{cell['estimate']:+.3f} [{cell['ci_low']:+.2f}, {cell['ci_high']:+.2f}]"
+    return f"{signed(cell['estimate'])} {span(cell['ci_low'], cell['ci_high'])}"

@@ -42,22 +42,26 @@ def listed(
 
 
 def fixed(value: float, digits: int = 3) -> str:
-    """`value` to `digits` decimals: fixed(0.4885, 3) is the same whichever way 0.4885 was computed."""
-    return f"{round(value, 9):.{digits}f}"
+    """`value` to `digits` decimals: fixed(0.4885, 3) is the same whichever way 0.4885 was computed. A value
+    that rounds to zero is 0.000, never -0.000 (a correlation of -0.0004 is no negative one)."""
+    return _unsigned_zero(f"{round(value, 9):.{digits}f}")
 
 
 def signed(value: float, digits: int = 3) -> str:
-    """`fixed` with a sign; a value that rounds to zero is +0.000, never -0.000."""
-    value = round(value, 9)
-    if abs(value) < 0.5 * 10**-digits:
-        value = 0.0
-    return f"{value:+.{digits}f}"
+    """`fixed` with a sign (+0.250, -0.004); a value that rounds to zero has none: 0.000, never +0.000 or
+    -0.000, which read as a direction the number does not have."""
+    return _unsigned_zero(f"{round(value, 9):+.{digits}f}")
 
 
 def span(low: float, high: float, digits: int = 2) -> str:
-    """An interval, `[low, high]` with signs. A bound that rounds to zero keeps its sign (-0.00 is
-    below zero), so an interval that crosses zero says so, as `signed` never does for a lone value."""
-    return "[" + ", ".join(f"{round(v, 9) + 0.0:+.{digits}f}" for v in (low, high)) + "]"
+    """An interval, `[low, high]`, each bound as `signed` prints it: a bound that rounds to zero is 0.00
+    ([0.00, +0.22]: a low end of -0.0025 neither above nor below zero at two places)."""
+    return "[" + ", ".join(signed(v, digits) for v in (low, high)) + "]"
+
+
+def _unsigned_zero(shown: str) -> str:
+    """`shown` (a formatted number) without its sign when every digit is 0."""
+    return shown[1:] if shown[:1] in "+-" and not shown.strip("+-0.") else shown
 
 
 def decimal(text: str) -> float | None:

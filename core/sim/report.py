@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from lesson_credit.core.base.numbers import counted
+from lesson_credit.core.base.numbers import counted, signed
 from lesson_credit.core.model import credit as credit_mod
 from lesson_credit.core.sim.loop import POLICIES
 from lesson_credit.core.sim.metrics import BOTTOM_SHARE, TOP_N, nanmean
@@ -369,7 +369,9 @@ def report_notes(report: SimulationReport) -> list[str]:
         f"joint 90% interval coverage: {report.coverage_mean:.1%} (target 85-95%)",
         *coverage_comment(report.coverage_mean),
         f"joint on each strategy's log minus its posterior ({'spearman' if one else 'spearman, wins'}): "
-        + "; ".join(f"{k} {v.mean_diff:+.3f}" + ("" if one else f" ({v.wins:.0%})") for k, v in versus.items() if v.n),
+        + "; ".join(
+            f"{k} {signed(v.mean_diff)}" + ("" if one else f" ({v.wins:.0%})") for k, v in versus.items() if v.n
+        ),
         *regret_lines(report),
     ]
 

@@ -117,11 +117,11 @@ def test_its_ranking_is_the_prior_not_the_baselines_step(tmp_path: Path) -> None
     code, out, err = run_cli("loo", "--workspace", str(root), "--no-write")
     assert code == 0, err
     _, rows = parse_table(out)
-    assert next(r for r in rows if r["lesson"] == "t/delta.md")["effect"] == "(+0.000)"
+    assert next(r for r in rows if r["lesson"] == "t/delta.md")["effect"] == "(0.000)"
     results = Workspace(root, clock=fixed_clock).loo(write=False)
     delta = next(r for r in results if r.path == "t/delta.md")
-    assert headline_text(delta) == "(+0.000)"
-    assert "ranking (shrunk joint estimate) +0.000" in describe(delta).plain
+    assert headline_text(delta) == "(0.000)"
+    assert "ranking (shrunk joint estimate) 0.000" in describe(delta).plain
 
 
 def test_pending_sessions_before_the_switch_are_not_denied(tmp_path: Path) -> None:

@@ -41,7 +41,7 @@ async def test_what_if_shows_every_column_at_80x24(tmp_path: Path) -> None:
         assert header == ["rank", "from", "move", "what-if", "now", "Δ", "n", "status", "lesson"], header
         first = row_text(app, table.region.y + 1)[table.region.x : table.region.right].split()
         # the demo's best lesson: rank 1 from 1, unmoved, 0.486 either way, 17 sessions, its file name
-        assert first == ["1", "1", "·", "0.486", "0.486", "+0.000", "17", "active", "read-before-edit"], first
+        assert first == ["1", "1", "·", "0.486", "0.486", "0.000", "17", "active", "read-before-edit"], first
 
 
 @pytest.mark.parametrize("keys", [(), ("t", "right_square_bracket", "T", "b")], ids=["saved", "all-changed"])

@@ -69,7 +69,7 @@ async def check_after_fast_steps(app: LessonCreditApp, size: tuple[int, int]) ->
         burst(pilot, *(["minus"] * 20))  # clamps at 0: every reward 0, beta +1
         await settle(pilot)
         assert detail.draft == 0.0
-        zero = ("0.000",) if narrow else ("0.000", "+0.000", "+1.000")  # reward (Δα, Δβ)
+        zero = ("0.000",) if narrow else ("0.000", "0.000", "+1.000")  # reward (Δα, Δβ; a zero has no sign)
         assert {lesson: cells[2 : 2 + len(zero)] for lesson, cells in rows(table).items()} == {
             lesson: zero for lesson in expected
         }

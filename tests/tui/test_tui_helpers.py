@@ -90,7 +90,7 @@ def test_wrap_prefers_spaces() -> None:
 def test_formats() -> None:
     assert fmt(0.5775) == "0.58" and fmt(None) == "—" and fmt(float("nan")) == "—"
     assert fmt(0.5774999999999999, 3) == fmt(0.5775000000000001, 3)
-    assert fmt_signed(-0.0000001) == "+0.000" and fmt_signed(0.25) == "+0.250"
+    assert fmt_signed(-0.0000001) == "0.000" and fmt_signed(0.25) == "+0.250"  # a zero has no sign
     assert fmt_time("2026-03-05T16:30:00Z") == "2026-03-05 16:30"
     assert fmt_time("yesterday\x1b") == "yesterday␛" and fmt_time(None) == "—"
     assert [rank_arrow(c) for c in (3, -2, 0)] == ["▲3", "▼2", "·"]
@@ -465,7 +465,7 @@ def test_the_compact_history_starts_with_the_grade_in_force() -> None:
         GradeRecord(0.4, "manual", "2026-10-24T08:00:00Z", None, 12),
     )
     compact = grade_history(grades, compact=True).plain
-    assert compact.startswith("history 0.4 manual 2026-10-24 "), compact
+    assert compact.startswith("history (H) 0.4 manual 2026-10-24 "), compact
     assert compact.index("0.58 judge") < compact.index(note) and compact.endswith("” (+1 earlier)")
     wide = grade_history(grades).plain  # two lines of room: the same order, newest first, every entry shown
     assert wide.index("0.4 manual") < wide.index("0.58 judge") < wide.index("0.62 heuristic")
@@ -515,13 +515,14 @@ def test_a_records_judge_score_superseded_by_a_logged_one_says_so() -> None:
         assert outside_text(outside, compact=True).plain.splitlines()[0] == first
 
 
-def test_an_interval_that_crosses_zero_says_so_on_both_faces() -> None:
+def test_an_interval_with_an_end_that_rounds_to_zero_reads_alike_on_both_faces() -> None:
     """Analysis showed prefer-existing-utilities' interval as [+0.00, +0.22] where `loo` printed
-    [-0.00, +0.22] (its low end is -0.00255): the dashboard hid that the interval crosses zero."""
+    [-0.00, +0.22] (its low end is -0.00255). Both print 0.00: at two places the end is neither above nor
+    below zero, and a sign on it read as a direction (the operator review of 2026-12-07)."""
     from lesson_credit.cli.commands.analysis import _span as cli_span
     from lesson_credit.tui.loo_text import span
 
-    assert span(-0.00255, 0.22) == "[-0.00, +0.22]"
+    assert span(-0.00255, 0.22) == "[0.00, +0.22]"
     for low, high in ((-0.00255, 0.22), (0.0, 0.004), (-0.5, -0.1), (0.12345, 0.6789)):
         assert span(low, high) == cli_span(low, high)
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
+from textual.widgets import Static
 from textual.widgets._toast import Toast
 
 from lesson_credit.core.base.files import LockHeld
@@ -71,6 +72,37 @@ async def test_the_title_bar_says_a_write_waits_for_another_writers_lock_as_the_
             await wait_until(pilot, lambda: grades(ws_root) == [("s4", 0.7)] and app.saving == "")
             await settle(pilot)
     assert grades(ws_root) == [("s4", 0.7)]
+
+
+def grade_line(app: LessonCreditApp) -> str:
+    return str(app.screen.query_one("#grade-status", Static).render())
+
+
+@pytest.mark.usefixtures("no_slow_write_said")
+async def test_the_grade_line_says_the_grade_waits_to_be_saved_while_the_lock_is_held(
+    workspace: Workspace, ws_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The title bar said the write waited for another writer's lock; the grade line, where the 0.7 typed is
+    echoed, said "grade pending" as if nothing had been typed. It says "0.7 waiting to be saved" until the write
+    lands, then the grade in force."""
+    monkeypatch.setenv("LESSON_CREDIT_LOCK_TIMEOUT", "600")
+    app = make_app(workspace)
+    with LockHolder(ws_root / LOCK) as holder:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await open_s4(pilot)
+            await pilot.press("7", "c")
+            await wait_until(pilot, lambda: app.saving == "1 write waits for another writer's lock")
+            await pilot.pause()
+            assert "0.7 waiting to be saved" in grade_line(app), grade_line(app)
+            await pilot.press("u")  # the undo, queued behind it: the session's latest write
+            await wait_until(pilot, lambda: app.saving == "2 writes wait for another writer's lock")
+            await pilot.pause()
+            assert "undo waiting to be saved" in grade_line(app), grade_line(app)
+            holder.release()
+            await wait_until(pilot, lambda: app.writes.pending == 0 and app.saving == "")
+            await settle(pilot)
+            assert "waiting to be saved" not in grade_line(app), grade_line(app)
+    assert grades(ws_root) == [("s4", 0.7), ("s4", None)]
 
 
 @pytest.mark.usefixtures("no_slow_write_said")

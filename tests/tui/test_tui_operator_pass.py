@@ -67,7 +67,7 @@ def test_the_grade_history_runs_newest_first_at_every_size() -> None:
     )
     for compact in (False, True):
         text = grade_history(grades, compact).plain
-        assert text.startswith("history 0.9 manual"), (compact, text)
+        assert text.startswith("history (H) 0.9 manual"), (compact, text)
         places = [text.index(value) for value in ("0.9", "0.5")]
         assert places == sorted(places), (compact, text)
     # four shown at 50 rows, two at 24: the earlier ones counted after the oldest shown, at both sizes

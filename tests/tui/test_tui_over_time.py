@@ -130,12 +130,12 @@ def test_the_summary_says_how_many_injections_each_window_holds(sizes: tuple[int
     assert said in view_of(over).summary
 
 
-def test_a_window_effect_that_rounds_to_zero_reads_plus_zero_as_everywhere_else() -> None:
+def test_a_window_effect_that_rounds_to_zero_reads_zero_as_everywhere_else() -> None:
     """On the demo after a few grades, workflow/check-ci-before-done.md's second window read "-0.000 [-0.13, +0.12]":
-    an effect that rounds to zero is +0.000 on Analysis, a session's credits and `loo` (a lone value never says
-    below zero when it rounds to none), and its interval's bounds keep their signs. Estimate -0.0003, se 0.06,
+    an effect that rounds to zero is 0.000, no sign, on Analysis, a session's credits and `loo` (a value never says
+    above or below zero when it rounds to none), and its interval's bounds keep their signs. Estimate -0.0003, se 0.06,
     30 df: the 90% bounds are -0.0003 ± 1.697 × 0.06 = -0.102 and +0.102."""
     effect = Interval(-0.0003, 0.06, 30.0, 13, 75)
     window = Window(75, 162, "s162", effect, 0.465, 0.31, 0.62)
     over = OverTime("workflow/check-ci-before-done.md", 162, 26, True, None, (), "seed", (window,))
-    assert view_of(over).rows()[0] == ("75–162", "13/75", "+0.000 [-0.10, +0.10]", "0.465 [0.31, 0.62]")
+    assert view_of(over).rows()[0] == ("75–162", "13/75", "0.000 [-0.10, +0.10]", "0.465 [0.31, 0.62]")

@@ -57,7 +57,7 @@ async def test_the_lessons_screen_ranks_a_lesson_identified_only_by_time_as_loo_
     code, out, err = run_cli("loo", "--workspace", str(root), "--no-write", clock=fixed_clock)
     assert code == 0, err
     _, rows = parse_table(out)
-    assert next(r for r in rows if r["lesson"] == "t/delta.md")["effect"] == "(+0.000)"
+    assert next(r for r in rows if r["lesson"] == "t/delta.md")["effect"] == "(0.000)"
 
     ws = Workspace(root, clock=fixed_clock)
     assert ws.effects()["t/delta.md"] == 0.0 and ws.effects()["t/alpha.md"] == alpha
@@ -68,14 +68,14 @@ async def test_the_lessons_screen_ranks_a_lesson_identified_only_by_time_as_loo_
         assert screen.view is not None and screen.view.effects is not None
         table = screen.query_one("#lessons-table", ThemedTable)
         column = [str(key.value) for key in table.columns].index("effect")
-        assert str(table.get_row("t/delta.md")[column]).strip() == "+0.000"  # was +0.158, the baseline's step
+        assert str(table.get_row("t/delta.md")[column]).strip() == "0.000"  # was +0.158, the baseline's step
         assert str(table.get_row("t/alpha.md")[column]).strip() == f"{alpha:+.3f}"
         await pilot.press("s", "a")
         await settle(pilot)
         analysis = app.screen
         assert isinstance(analysis, AnalysisScreen)
         loo_table = analysis.query_one("#loo-table", ThemedTable)
-        assert str(loo_table.get_row("t/delta.md")[1]).strip() == "(+0.000)"
+        assert str(loo_table.get_row("t/delta.md")[1]).strip() == "(0.000)"
     # the joint policy draws it from the prior: mean 0
     posterior = Workspace(root, clock=fixed_clock).joint_posterior()
     assert posterior.mean[list(posterior.arm_ids).index("t/delta.md")] == 0.0

@@ -15,7 +15,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
-from lesson_credit.core.api import DEFAULT_THRESHOLD, HEURISTIC, JUDGE, OUTCOME, Agreement, AgreementReport
+from lesson_credit.core.api import DEFAULT_THRESHOLD, HEURISTIC, JUDGE, OUTCOME, Agreement, AgreementReport, fixed
 from lesson_credit.tui.records_views import agreement_view
 from lesson_credit.tui.screens.base import DataScreen, screen_css
 from lesson_credit.tui.source import WorkspaceSource
@@ -30,7 +30,7 @@ COLUMNS = ("category", "reference", "compared", "n", "MAE", "Pearson", "Spearman
 
 
 def number(value: float | None) -> Text:
-    return Text("—" if value is None else f"{value:.3f}", justify="right")
+    return Text("—" if value is None else fixed(value), justify="right")  # (-0.0004: 0.000, no sign)
 
 
 def two_people(pair: Agreement) -> bool:
@@ -39,17 +39,23 @@ def two_people(pair: Agreement) -> bool:
 
 
 def pair_title(category: str, pair: Agreement) -> Text:
-    """The plotted pair, named (plain text: people's names come from the log), its category and count, then
-    what kind of pair it is: a person against a source, or two people ("erik vs manual": a person's grades
-    against another's). The kind last: where the title is cut (80 columns), it is what is cut."""
+    """The plotted pair, named (plain text: people's names come from the log), its category and count, its
+    confusion counts, then what kind of pair it is: a person against a source, or two people ("erik vs manual": a
+    person's grades against another's). The counts here too: at 80 columns the table ends at kappa, its
+    tp/fp/fn/tn column past the edge. The kind last: where the title is cut (80 columns), it is what is cut."""
     kind = "two people" if two_people(pair) else f"a person against the {pair.source_b} source"
     where = "" if category == "all" else f" · {category}"
     names = f"{one_line(pair.source_a)} (x) vs {one_line(pair.source_b)} (y)"
-    return Text(f"{names}{where} · {counted(pair.n, 'session')}: {kind}")
+    return Text(f"{names}{where} · {counted(pair.n, 'session')} · tp/fp/fn/tn {confusion(pair)}: {kind}")
+
+
+def confusion(pair: Agreement) -> str:
+    """`tp/fp/fn/tn` as the table's column and the CLI print them: 19/4/5/4."""
+    c = pair.confusion
+    return f"{c.tp}/{c.fp}/{c.fn}/{c.tn}"
 
 
 def pair_cells(category: str, pair: Agreement) -> list[Text]:
-    c = pair.confusion
     return [
         Text(one_line(category), overflow="ellipsis"),
         Text(one_line(pair.source_a)),
@@ -59,7 +65,7 @@ def pair_cells(category: str, pair: Agreement) -> list[Text]:
         number(pair.pearson),
         number(pair.spearman),
         number(pair.kappa),
-        Text(f"{c.tp}/{c.fp}/{c.fn}/{c.tn}", justify="right"),
+        Text(confusion(pair), justify="right"),
     ]
 
 

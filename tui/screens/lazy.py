@@ -20,6 +20,7 @@ def help_screens() -> tuple[tuple[str, type[Screen[Any]]], ...]:
     from lesson_credit.tui.screens.agreement import AgreementScreen
     from lesson_credit.tui.screens.analysis import AnalysisScreen
     from lesson_credit.tui.screens.confirm import ConfirmCommit, ConfirmScreen
+    from lesson_credit.tui.screens.grade_history import GradeHistoryScreen
     from lesson_credit.tui.screens.grade_value import GradeValueScreen
     from lesson_credit.tui.screens.grading_queue import GradingQueueScreen
     from lesson_credit.tui.screens.health import HealthScreen
@@ -46,6 +47,7 @@ def help_screens() -> tuple[tuple[str, type[Screen[Any]]], ...]:
         ("Agreement", AgreementScreen),
         ("Grading queue", GradingQueueScreen),
         ("Exact grade dialog", GradeValueScreen),
+        ("Grade history", GradeHistoryScreen),
         ("Confirm dialog", ConfirmScreen),
         ("Replace grade dialog", ConfirmCommit),
         ("Go to session dialog", JumpScreen),

@@ -75,7 +75,8 @@ class SessionDetailScreen(GradingKeys, DataScreen):
         "latest grade on the session, further back each time (as lesson-credit undo), n opens the next one "
         "to grade. Writes are queued and applied in key order; each is confirmed by a message. The "
         "gptme-sessions record and every reward source's score show under the session's line; V opens the "
-        "transcript, J drafts the judge's score as your grade (c commits it, a grade like any other: u undoes it)."
+        "transcript, J drafts the judge's score as your grade (c commits it, a grade like any other: u undoes it), "
+        "H shows every grade of the session whole (the history line shows the latest, cut at the edge)."
     )
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -94,6 +95,7 @@ class SessionDetailScreen(GradingKeys, DataScreen):
         Binding("escape", "back", "Back / discard draft", key_display="esc"),
         Binding("V", "transcript", "Transcript", key_display="V", show=False),
         Binding("J", "take_judge", "Judge's score as draft", key_display="J", show=False),
+        Binding("H", "grade_history", "Every grade, whole", key_display="H", show=False),
     ]
 
     class OutsideLoaded(Message):
@@ -452,6 +454,11 @@ class SessionDetailScreen(GradingKeys, DataScreen):
         from lesson_credit.tui.screens.transcript import TranscriptScreen
 
         self.app.push_screen(TranscriptScreen(self.source, self.session_id, self.focused_lesson))
+
+    def action_grade_history(self) -> None:
+        from lesson_credit.tui.screens.grade_history import GradeHistoryScreen
+
+        self.app.push_screen(GradeHistoryScreen(self.session_id, self.query_one("#grade-bar", GradeBar).grades))
 
     def action_focus_note(self) -> None:
         self.query_one("#grade-bar", GradeBar).focus_note()

@@ -70,7 +70,9 @@ class GradingKeys(_Base):
             self._preview(value)
 
     def _show_unsaved(self) -> None:
-        self.query_one("#grade-bar", GradeBar).unsaved = unsaved_write(self.grading.writes, self.session_id)
+        grading = self.grading
+        unsaved = unsaved_write(grading.writes, self.session_id, grading.write_waiting_for_lock())
+        self.query_one("#grade-bar", GradeBar).unsaved = unsaved
 
     def committed(self) -> float | None:
         """The grade in force as this screen knows it: its explanation's, or before that has loaded

@@ -75,7 +75,7 @@ def grade_status(
 
 def grade_history(grades: tuple[GradeRecord, ...], compact: bool = False) -> Text:
     out = Text()
-    out.append("history ", style="bold")
+    out.append("history (H) ", style="bold")  # (H: every grade whole, what the line cuts or leaves out too)
     if not grades:
         out.append("never graded", style="dim")
         return out

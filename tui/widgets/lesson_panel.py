@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.reactive import reactive
-from textual.widgets import Static
 
 from lesson_credit.core.api import MISSING
 from lesson_credit.tui.source_views import BROKEN
-from lesson_credit.tui.text import fmt, fmt_interval, one_line
+from lesson_credit.tui.text import break_words, fmt, fmt_interval, one_line
+from lesson_credit.tui.widgets.phrase_text import PhraseText
 
 if TYPE_CHECKING:
     from lesson_credit.core.api import Lesson, LessonRow, LessonUsage
@@ -48,8 +48,9 @@ def explain_status(detail: LessonDetail) -> str | None:
     return None
 
 
-class LessonPanel(Static):
-    """Set `detail`; the panel re-renders. Every value from disk is literal Text."""
+class LessonPanel(PhraseText):
+    """Set `detail`; the panel re-renders, laid out at its width (a path broken between its parts, not mid-word:
+    `break_words`), again on a resize. Every value from disk is literal Text."""
 
     DEFAULT_CSS = """
     LessonPanel {
@@ -68,25 +69,26 @@ class LessonPanel(Static):
     def watch_detail(self, detail: LessonDetail | None) -> None:
         self.set_class(detail is not None and explain_status(detail) is not None, "-problem")
         self.border_title = "lesson"
-        self.update(self.describe(detail))
+        self.show(lambda width: self.describe(detail, width))
 
     @staticmethod
-    def describe(detail: LessonDetail | None) -> Text:
+    def describe(detail: LessonDetail | None, width: int = 0) -> Text:
         """The lesson's title, then its numbers, then what it is (path, category, description): on a
         short terminal the panel's bottom is scrolled to (its box's bar shows it), and what is first out of view
-        is the lesson's own text. The numbers' lines fit the narrow panel (26 columns of text at 80 columns)."""
+        is the lesson's own text. The numbers' lines fit the narrow panel (25 columns of text at 80 columns); a word
+        wider than `width` (a path, an id) is broken after a `/`, `-` or `_` (0: as it comes)."""
         if detail is None:
             return Text("No lesson highlighted.", style="italic")
         row = detail.row
         out = Text()
         title = detail.lesson.title if detail.lesson else row.title
-        out.append(one_line(title), style="bold")
+        out.append(break_words(one_line(title), width), style="bold")
         if detail.pinned:
             out.append("  ◆ pinned", style="bold")
         out.append("\n")
         problem = explain_status(detail)
         if problem:
-            out.append("⚠ " + one_line(problem) + "\n", style="bold")
+            out.append(break_words("⚠ " + one_line(problem), width) + "\n", style="bold")
         out.append(f"mean {fmt(row.mean, 3)} · n {row.n}\n")
         out.append(f"α {fmt(row.alpha)} · β {fmt(row.beta)}\n")
         out.append(f"95% interval {fmt_interval(row.ci_low, row.ci_high, 3)}\n")
@@ -104,13 +106,16 @@ class LessonPanel(Static):
         else:
             out.append("never injected\n", style="dim")
         if row.last_session is not None:
-            out.append(f"last credit {fmt(row.last_credit)}\n  in session {one_line(row.last_session)}\n")
+            session = break_words(f"  in session {one_line(row.last_session)}", width)
+            out.append(f"last credit {fmt(row.last_credit)}\n{session}\n")
         else:
             out.append("no graded session yet\n", style="dim")
-        out.append(one_line(row.path) + "\n", style="dim")
-        out.append(f"{one_line(row.category, '(no category)')} · {one_line(row.status)}", style="dim")
+        out.append(break_words(one_line(row.path), width) + "\n", style="dim")
+        kind = f"{one_line(row.category, '(no category)')} · {one_line(row.status)}"
+        out.append(break_words(kind, width), style="dim")
         if detail.lesson and detail.lesson.session_categories:  # select draws it for these kinds of work alone
-            out.append("\nfor " + one_line(", ".join(detail.lesson.session_categories)) + " sessions only", style="dim")
+            only = "for " + one_line(", ".join(detail.lesson.session_categories)) + " sessions only"
+            out.append("\n" + break_words(only, width), style="dim")
         if detail.lesson and detail.lesson.description:
-            out.append("\n" + one_line(detail.lesson.description), style="italic")
+            out.append("\n" + break_words(one_line(detail.lesson.description), width), style="italic")
         return out
