@@ -57,6 +57,10 @@ def check_state(ws: Workspace) -> StateCheck | None:
     missing = ws.log_missing()
     if missing is not None:
         return StateCheck(missing, False, missing=True)
+    try:
+        ws.refuse_arms_file()  # (before the file is read: for the records it names, then as the state file)
+    except StateKept as exc:
+        return StateCheck(str(exc), True)
     if (gone := ws.records_missing()) is not None:
         return StateCheck(gone, False, missing=True, records=True)
     try:

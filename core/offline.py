@@ -18,6 +18,7 @@ from lesson_credit.core import attribution
 from lesson_credit.core.analysis import dropout
 from lesson_credit.core.bandit import select as select_mod
 from lesson_credit.core.bandit.select import Selection
+from lesson_credit.core.bandit.state_reading import arms_past, never_read
 from lesson_credit.core.base.safe_json import JsonError, decode_json
 from lesson_credit.core.base.safe_read import UnsafeFile, read_regular
 from lesson_credit.core.model import beta as beta_mod
@@ -30,6 +31,8 @@ MAX_STATE_BYTES = 64 * 1024 * 1024
 
 def last_known_posteriors(ws: Workspace) -> dict[str, tuple[float, float]]:
     """Arm -> (alpha, beta) from bandit-state.json; empty when there is none or it is unreadable."""
+    if arms_past(ws.state_path, never_read()):  # (refused by every command that reads it: never decoded)
+        return {}
     try:  # a regular file only (a FIFO would block), refused by its size before reading
         data = read_regular(ws.state_path, MAX_STATE_BYTES)
     except (OSError, UnsafeFile):

@@ -25,12 +25,17 @@ import numpy as np
 from msgspec import Struct
 from msgspec.structs import replace
 
+from lesson_credit.core.bandit.arm_count import bytes_have_more_arms
 from lesson_credit.core.bandit.fold import Posterior
 from lesson_credit.core.bandit.saving import StateChanged as StateChanged
 from lesson_credit.core.bandit.saving import StateKept as StateKept
 from lesson_credit.core.bandit.saving import StateSaving as StateSaving
 from lesson_credit.core.bandit.saving import check_unchanged, file_bytes, guarded_rename, unsaved_bytes, wait_out
 from lesson_credit.core.bandit.stamps import gptme_time
+from lesson_credit.core.bandit.state_reading import LastRead
+from lesson_credit.core.bandit.state_reading import arms_past as arms_past
+from lesson_credit.core.bandit.state_reading import never_read as never_read
+from lesson_credit.core.bandit.state_reading import read_state as read_state
 from lesson_credit.core.base.canonical import canonical_json as canonical_json
 from lesson_credit.core.base.errors import UserError
 from lesson_credit.core.base.files import StoreError, WriteGuard, write_json
@@ -152,13 +157,14 @@ def read_bandit_state(path: Path, ids: set[str], roots: tuple[str, ...], raw: by
         raise InteropError(f"cannot read {path}: {exc.strerror}") from None
     if not raw.strip():  # (a pipe no one writes to reads as nothing: not "truncated JSON")
         raise InteropError(f"{path}: empty; expected a gptme bandit-state.json")
+    check_arm_count(path, raw)
     try:
         data = decode_json(raw, path)
     except JsonError as exc:
         raise InteropError(str(exc)) from None
     if not isinstance(data, dict) or not isinstance(data.get("arms"), dict):
         raise InteropError(f"{path}: expected an object with an 'arms' object (gptme bandit-state.json)")
-    check_arm_count(path, data)
+    check_arm_count(path, b"", data)
     arms = []
     mapper = ArmMapper(ids, roots)
     for key, entry in data["arms"].items():
@@ -194,9 +200,12 @@ def read_bandit_state(path: Path, ids: set[str], roots: tuple[str, ...], raw: by
     return ImportReport(str(path), tuple(arms), sessions=_session_count(data, path))
 
 
-def check_arm_count(path: Path, state: dict[str, Any]) -> None:
-    """InteropError when a state file to import has more than MAX_IMPORT_ARMS arms (before any work on them)."""
-    if isinstance(arms := state.get("arms"), dict) and len(arms) > MAX_IMPORT_ARMS:
+def check_arm_count(path: Path, raw: bytes, state: dict[str, Any] | None = None) -> None:
+    """InteropError when a state file to import (its bytes `raw`; `state` decoded) has more than MAX_IMPORT_ARMS arms:
+    told from its bytes before they are decoded, counted that far (arm_count.count_arms), else by the decoded file's."""
+    if bytes_have_more_arms(raw, MAX_IMPORT_ARMS):
+        raise InteropError(f"{path}: more than {MAX_IMPORT_ARMS:,} arms; at most {MAX_IMPORT_ARMS:,} are imported")
+    if state is not None and isinstance(arms := state.get("arms"), dict) and len(arms) > MAX_IMPORT_ARMS:
         raise InteropError(f"{path}: {len(arms):,} arms; at most {MAX_IMPORT_ARMS:,} are imported")
 
 
@@ -307,11 +316,11 @@ def state_stamp(state: dict[str, Any]) -> str:
 
 def written_by_us(state: dict[str, Any]) -> bool:
     """Whether a state file is exactly as lesson-credit last wrote it (its stamp still matches)."""
-    if state is _LastRead.state and _LastRead.ours is not None:
-        return _LastRead.ours
+    if state is LastRead.state and LastRead.ours is not None:
+        return LastRead.ours
     ours = state.get(STAMP_KEY) == state_stamp(state)
-    if state is _LastRead.state:
-        _LastRead.ours = ours
+    if state is LastRead.state:
+        LastRead.ours = ours
     return ours
 
 
@@ -408,34 +417,6 @@ def kept_message(path: Path, why: str, then: str = KEPT_FOR_GOOD) -> str:
     )
 
 
-class _LastRead:
-    """The last state file `read_state` decoded: its path, bytes and object, and whether its stamp is
-    ours (`written_by_us`, asked once). A write reads the file twice (is it another tool's update? then
-    the rewrite); the second read of the same bytes decodes and hashes nothing."""
-
-    path: Path | None = None
-    raw: bytes = b""
-    state: dict[str, Any] = {}  # noqa: RUF012 (replaced, never changed)
-    ours: bool | None = None
-
-
-def read_state(path: Path, raw: bytes | None = None) -> dict[str, Any]:
-    """A state file as it is (`raw`: its bytes as read already): its JSON object, or {} when it is missing,
-    unreadable, not a regular file, too big or not an object. The object may be the one an earlier call
-    returned for the same bytes: callers do not change it."""
-    try:
-        raw = read_regular(path, STATE_MAX_BYTES) if raw is None else raw
-        if _LastRead.path == path and _LastRead.raw == raw:
-            return _LastRead.state
-        loaded = decode_json(raw, path)
-    except (OSError, UnsafeFile, JsonError):
-        return {}
-    if not isinstance(loaded, dict):
-        return {}
-    _LastRead.path, _LastRead.raw, _LastRead.state, _LastRead.ours = path, raw, loaded, None
-    return loaded
-
-
 def state_not_written(exc: StoreError | OSError | MemoryError, path: Path, done: str = "the event is logged") -> str:
     """The warning when `bandit-state.json` could not be rewritten after a write that succeeded
     (a full disk, a read-only folder, a directory in its place, not enough memory to fold the log):
@@ -466,8 +447,14 @@ def refuse_non_state(target: Path, ours: Mapping[Path, str]) -> float:
     (a JSON object with an `arms` object, or `{}`), so that a slip in PATH (a lesson, a journal,
     config.toml) never destroys a file. Symbolic links, FIFOs and devices are `refuse_unreplaceable`'s. A save in
     progress there is waited out first (`saving.wait_out`: an empty file mktemp has just made, written when old):
-    the seconds waited are returned."""
+    the seconds waited are returned. A file with more arms than any state file is read with (`never_read`) is
+    refused before it is read: whether it holds evidence the log has not cannot be told without decoding it."""
     why = next((what for path, what in ours.items() if target.resolve() == path.resolve()), None)
+    if why is None and arms_past(target, most := never_read()):  # (never decoded: whether it holds evidence unlogged)
+        raise InteropError(
+            f"{target} has more than {most:,} arms, more than lesson-credit reads in a state file; not replaced by "
+            "export-gptme, nothing exported: name a new file or a folder"
+        )
     if why is None:
         waited = wait_out(target)
         try:

@@ -153,8 +153,9 @@ class GptmeFiles(EarlierCopies):
             self.refresh()
             own = self._is_own(Path(path))
             raw = saving.unsaved_bytes(Path(path), IMPORT_REFUSED)  # read once: what is decided and logged is one file
+            interop.check_arm_count(Path(path), raw or b"")  # (before it is decoded)
             existing = {} if raw is None else interop.read_state(Path(path), raw)
-            interop.check_arm_count(Path(path), existing)
+            interop.check_arm_count(Path(path), b"", existing)
             keys = self.state_keys(existing)
             agrees = bool(existing) and self.agrees(existing, keys)
             if own and existing and not interop.written_by_us(existing) and not agrees and self._has_evidence():

@@ -178,6 +178,7 @@ class StateFile(WrittenCopies):
         bandit-state.json is a link to the log or config.toml (read as a state file, then replaced)."""
         if (missing := self.log_missing()) is not None:
             raise interop.StateKept(missing)
+        self.refuse_arms_file()  # (before the records it names are looked for in it)
         if (missing := self.records_missing()) is not None:  # (gptme's updates meanwhile logged: none lost)
             self.warnings.extend(self.log_other_update(locked))
             raise interop.StateKept(missing)
@@ -232,7 +233,8 @@ class StateFile(WrittenCopies):
         """StateKept when the state file `state`, not as we wrote it, has more arms beyond the log's than a log names
         lessons (arm_names.MAX_LOG_LESSONS): no update of gptme's bandit (a session adds the few lessons it drew),
         and each arm would cost every command its work (1,500,000 arms: 243 s and 2.86 GB), so it is refused before
-        any is read. gptme's save drops our stamp: a file without it is not ours, told without hashing it."""
+        any is read. gptme's save drops our stamp: a file without it is not ours, told without hashing it. Such a file
+        is refused before it is decoded (`refuse_arms_file`); this tells one its bytes did not (two "arms" keys)."""
         arms = state.get("arms")
         if not isinstance(arms, dict) or len(arms) <= arm_names.MAX_LOG_LESSONS:  # (no fold needed to tell)
             return
@@ -243,6 +245,26 @@ class StateFile(WrittenCopies):
                 f"{self.state_path} has {len(arms):,} arms, {more:,} more than the {logged:,} of the log: more than "
                 f"the {arm_names.MAX_LOG_LESSONS:,} lessons a log names, so no update of gptme's bandit; left as it "
                 "is, nothing logged (delete it, and the next write writes it from the log)"
+            )
+
+    def refuse_arms_file(self) -> None:
+        """`refuse_too_many` before the state file is read: StateKept when its bytes show more arms than the log's and
+        arm_names.MAX_LOG_LESSONS more, counted that far and no further, never decoded (interop.arms_past; decoding
+        1,500,000 arms cost every command 10 s of CPU and 1.4 GB). No file of ours has that many: we write the log's
+        arms, at most MAX_LOG_LESSONS. Nothing said of a file no command reads as the state file (a link to the log:
+        `guard.replaceable` says that)."""
+        try:
+            self.guard.replaceable(self.state_path)
+        except StoreError:
+            return
+        cap = arm_names.MAX_LOG_LESSONS
+        if not interop.arms_past(self.state_path, cap):  # (no fold needed to tell)
+            return
+        if interop.arms_past(self.state_path, limit := (logged := len(self.posterior().arm_ids)) + cap):
+            raise interop.StateKept(
+                f"{self.state_path} has over {limit:,} arms (counted no further): over {cap:,} more than the "
+                f"{logged:,} of the log, more than the {cap:,} lessons a log names, so no update of gptme's bandit; "
+                "left as it is, nothing logged (delete it, and the next write writes it from the log)"
             )
 
     def foreign_update(self, state: dict[str, Any]) -> tuple[dict[str, foreign.Counts], int] | None:
@@ -301,6 +323,7 @@ class StateFile(WrittenCopies):
         (`foreign_update`): (True when the file's evidence is in the log now, the warning that says they
         were logged, and what becomes of the file: rewritten from the log by this command, or, not `rewrites`, left
         as it is for a later one). StateKept when they cannot be known."""
+        self.refuse_arms_file()  # (before it is read)
         update = self.foreign_update(interop.read_state(self.state_path))
         if update is None:
             return False, ()
