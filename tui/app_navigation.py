@@ -211,11 +211,19 @@ class AppNavigation(_Base):
         messages, so nothing was drawn (the toast above, the grade line's "waiting to be saved") while a write
         waited for another writer's lock, up to its timeout."""
         while self.writes.pending:
-            if self.writes.waiting() is not None:
-                await self.action_discard_writes(then=self._finish_quit)
+            if self.writes.waiting() is not None:  # (saved meanwhile, the question goes and the quit goes on)
+                await self.action_discard_writes(then=self._quit_after_question)
                 return
             await asyncio.sleep(0.02)
         await self.leave_detail(self._exit_now, "quit", under_dialogs=True)  # (a draft typed meanwhile: asked)
+
+    async def _quit_after_question(self) -> None:
+        """The quit goes on after the question whether to discard the writes not saved (answered yes, or gone as
+        they were saved): once the queue is empty, after asking about a draft typed meanwhile."""
+        if self.writes.pending:
+            self._quit_when_saved()
+        else:
+            await self.leave_detail(self._exit_now, "quit", under_dialogs=True)
 
     async def _exit_now(self) -> None:
         self.exit()
