@@ -102,7 +102,7 @@ class AppNavigation(_Base):
         await self.leave_detail(go, f"open {mode.capitalize()}")
 
     async def leave_detail(self, go: Callable[[], Awaitable[None]], then: str, under_dialogs: bool = False) -> None:
-        """Run `go`, after asking first when it would leave a session with an uncommitted draft (`then`:
+        """Run `go`, after asking first when it would leave a session with an uncommitted draft or note (`then`:
         what going does, in the question: "quit", "open Lessons"). `under_dialogs`: the session may be under
         dialogs (quitting, ctrl+q, goes from over any: over the replace-grade question it dropped the draft it
         asks about); over this question itself, nothing more is asked (it is answered first)."""
@@ -114,20 +114,21 @@ class AppNavigation(_Base):
         if under_dialogs:
             screen = next((below for below in reversed(self.screen_stack) if not below.is_modal), screen)
         draft = getattr(screen, "draft", None)
-        if is_session_detail(screen) and draft is not None:
+        note = str(getattr(screen, "note", "")).strip()  # a note typed without a draft went without a word
+        if is_session_detail(screen) and (draft is not None or note):
 
             async def answered(discard: bool) -> None:
                 if discard:
                     await go()
 
-            await self.push_screen(
-                LeaveQuestion(
-                    f"Discard the draft grade {fmt_grade(draft)} of {one_line(getattr(screen, 'session_id', ''))} "
-                    f"and {then}?",
-                    "Nothing is written. escape goes back to the draft (c commits it).",
-                    on_answer=answered,
-                )
-            )
+            sid = one_line(getattr(screen, "session_id", ""))
+            if draft is not None:
+                question = f"Discard the draft grade {fmt_grade(draft)} of {sid} and {then}?"
+                detail = "Nothing is written. escape goes back to the draft (c commits it)."
+            else:
+                question = f"Discard the note typed on {sid} and {then}?"
+                detail = "Nothing is written. escape goes back to it (a grade, then c, commits it with the grade)."
+            await self.push_screen(LeaveQuestion(question, detail, on_answer=answered))
             return
         await go()
 
