@@ -24,7 +24,7 @@ from textual.worker import get_current_worker
 
 from lesson_credit.tui import gc_settings
 from lesson_credit.tui.app_navigation import MODE_ACTIONS, AppNavigation
-from lesson_credit.tui.app_writes import RETRY_SECONDS, AppWrites
+from lesson_credit.tui.app_writes import RETRY_SECONDS, AppWrites, DiscardAsked
 from lesson_credit.tui.background import use_background_threads
 from lesson_credit.tui.held_toasts import HeldToasts
 from lesson_credit.tui.keys import KeyRouter
@@ -138,6 +138,8 @@ class LessonCreditApp(AppNavigation, AppWrites, App[None]):
         self.retry_seconds = retry_seconds
         self._waiting_reason: tuple[Write, str] | None = None  # the write whose failure was toasted last, and why
         self._lock_wait: Write | None = None  # the write the writer waits for another writer's lock to apply
+        self._discard_asked: DiscardAsked | None = None  # ctrl+d's question (or the quit's), while it is up
+        self._warned: list[tuple[Write, str, str]] = []  # the "not saved yet" warnings raised: write, title, message
         self._queue_reads = Newest()  # the informative order's computations, against one landing after a later one
         self.snapshot: SourceSnapshot | None = None  # the latest change message's (or the first read's)
         self._notified: set[str] = set()

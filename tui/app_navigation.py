@@ -102,7 +102,7 @@ class AppNavigation(_Base):
         await self.leave_detail(go, f"open {mode.capitalize()}")
 
     async def leave_detail(self, go: Callable[[], Awaitable[None]], then: str, under_dialogs: bool = False) -> None:
-        """Run `go`, after asking first when it would leave a session with an uncommitted draft (`then`:
+        """Run `go`, after asking first when it would leave a session with an uncommitted draft or note (`then`:
         what going does, in the question: "quit", "open Lessons"). `under_dialogs`: the session may be under
         dialogs (quitting, ctrl+q, goes from over any: over the replace-grade question it dropped the draft it
         asks about); over this question itself, nothing more is asked (it is answered first)."""
@@ -114,20 +114,21 @@ class AppNavigation(_Base):
         if under_dialogs:
             screen = next((below for below in reversed(self.screen_stack) if not below.is_modal), screen)
         draft = getattr(screen, "draft", None)
-        if is_session_detail(screen) and draft is not None:
+        note = str(getattr(screen, "note", "")).strip()  # a note typed without a draft went without a word
+        if is_session_detail(screen) and (draft is not None or note):
 
             async def answered(discard: bool) -> None:
                 if discard:
                     await go()
 
-            await self.push_screen(
-                LeaveQuestion(
-                    f"Discard the draft grade {fmt_grade(draft)} of {one_line(getattr(screen, 'session_id', ''))} "
-                    f"and {then}?",
-                    "Nothing is written. escape goes back to the draft (c commits it).",
-                    on_answer=answered,
-                )
-            )
+            sid = one_line(getattr(screen, "session_id", ""))
+            if draft is not None:
+                question = f"Discard the draft grade {fmt_grade(draft)} of {sid} and {then}?"
+                detail = "Nothing is written. escape goes back to the draft (c commits it)."
+            else:
+                question = f"Discard the note typed on {sid} and {then}?"
+                detail = "Nothing is written. escape goes back to it (a grade, then c, commits it with the grade)."
+            await self.push_screen(LeaveQuestion(question, detail, on_answer=answered))
             return
         await go()
 
@@ -211,11 +212,19 @@ class AppNavigation(_Base):
         messages, so nothing was drawn (the toast above, the grade line's "waiting to be saved") while a write
         waited for another writer's lock, up to its timeout."""
         while self.writes.pending:
-            if self.writes.waiting() is not None:
-                await self.action_discard_writes(then=self._finish_quit)
+            if self.writes.waiting() is not None:  # (saved meanwhile, the question goes and the quit goes on)
+                await self.action_discard_writes(then=self._quit_after_question)
                 return
             await asyncio.sleep(0.02)
         await self.leave_detail(self._exit_now, "quit", under_dialogs=True)  # (a draft typed meanwhile: asked)
+
+    async def _quit_after_question(self) -> None:
+        """The quit goes on after the question whether to discard the writes not saved (answered yes, or gone as
+        they were saved): once the queue is empty, after asking about a draft typed meanwhile."""
+        if self.writes.pending:
+            self._quit_when_saved()
+        else:
+            await self.leave_detail(self._exit_now, "quit", under_dialogs=True)
 
     async def _exit_now(self) -> None:
         self.exit()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,6 +25,7 @@ from lesson_credit.tui.messages import (
 )
 from lesson_credit.tui.screens.base import describe_failure
 from lesson_credit.tui.text import counted, fmt_grade, listed, one_line
+from lesson_credit.tui.textual_private import withdraw_toasts
 from lesson_credit.tui.undo_words import undo_unread
 from lesson_credit.tui.write_state import SettingsSave, Write
 
@@ -31,7 +33,9 @@ if TYPE_CHECKING:
     from textual.app import App
     from textual.reactive import reactive
 
+    from lesson_credit.tui.held_toasts import HeldToasts
     from lesson_credit.tui.keys import KeyRouter
+    from lesson_credit.tui.screens.confirm import ConfirmScreen
     from lesson_credit.tui.source import WorkspaceSource
     from lesson_credit.tui.writes import WriteQueue
 
@@ -57,6 +61,9 @@ class AppWrites(_Base):
         saving_short: str
         _waiting_reason: tuple[Write, str] | None
         _lock_wait: Write | None
+        _discard_asked: DiscardAsked | None
+        _warned: list[tuple[Write, str, str]]
+        held_toasts: HeldToasts
         _check_source: Callable[..., object]  # (a worker of the app's: reads the source, posts what changed)
 
     def commit_grade(
@@ -144,6 +151,7 @@ class AppWrites(_Base):
         warning of its own, never a "not saved". A settings save written: what waited for it runs,
         then the screens reload (the log did not change, the settings did)."""
         outcome = event.outcome
+        self._withdraw_warnings([outcome.write])  # (first: it is no toast of the two on show, the outcome is)
         if outcome.write is self._lock_wait:
             self._lock_wait = None
         self._show_saving()
@@ -203,18 +211,33 @@ class AppWrites(_Base):
         if last is not None and last[0] is event.write and last[1] == reason:
             return
         self._waiting_reason = event.write, reason
+        self._withdraw_warnings([event.write])  # (said again for another reason: the newer says it)
         subject = _subject(event.write)
-        self.notify(
+        message = (
             f"{_what(event.write)} {subject} is not saved yet: {reason}. It is tried again until it is "
-            "saved (writes after it wait behind it); ctrl+d discards what is not saved.",
-            title=f"Waiting to save: {_name(event.write)}",
-            severity="warning",
-            markup=False,
+            "saved (writes after it wait behind it); ctrl+d discards what is not saved."
         )
+        title = f"Waiting to save: {_name(event.write)}"
+        self._warned.append((event.write, title, message))
+        self.notify(message, title=title, severity="warning", markup=False)
+
+    def _withdraw_warnings(self, writes: list[Write]) -> None:
+        """The "not saved yet" warnings of these writes go (saved, discarded, or failing for another reason): one
+        stayed up beside the confirmation of its save, and the two toasts shown kept it over the confirmation. Now,
+        and once more after the app's messages queued by now (a warning raised just before may not be on show)."""
+        said = {(title, message) for write, title, message in self._warned if any(write is w for w in writes)}
+        if not said:
+            return
+        self._warned = [entry for entry in self._warned if (entry[1], entry[2]) not in said]
+        self.held_toasts.withdraw(said)
+        withdraw_toasts(self, said)
+        self.call_later(withdraw_toasts, self, said)
 
     def _show_saving(self) -> None:
         """The title bar: the writes that wait to be retried, or those behind a write that takes a while
-        (another writer holds the log's lock: the write waits up to $LESSON_CREDIT_LOCK_TIMEOUT)."""
+        (another writer holds the log's lock: the write waits up to $LESSON_CREDIT_LOCK_TIMEOUT); and the question
+        whether to discard them, while it still asks about the writes waiting (`_discard_question_outdated`)."""
+        self._discard_question_outdated()
         waiting = self.writes.waiting()
         if waiting is not None:
             self.saving_short = f"{waiting[0]} unsaved (^d discards)"  # (first: `saving` redraws the title)
@@ -236,6 +259,7 @@ class AppWrites(_Base):
     def _forget(self, writes: list[Write]) -> None:
         """Discarded writes reached no log: drop what they promised, so prompts show the log's grade."""
         self.writes.discarded(writes)
+        self._withdraw_warnings(writes)
         self.keys.wake()  # (a screen may have held the keys for one: `log_undo_unread`)
         self._show_saving()
         if writes:
@@ -252,24 +276,28 @@ class AppWrites(_Base):
             self.focused.action_delete_right()  # nothing to discard: the text box's own ctrl+d
             return
         if waiting is None:
-            if then is None and (under_way := next(iter(self.writes.not_written()), None)) is not None:
+            if then is not None:  # (saved since it was asked for: what a yes would do after discarding goes on)
+                await then()
+            elif (under_way := next(iter(self.writes.not_written()), None)) is not None:
                 self.notify(
                     f"{_what(under_way)} {_subject(under_way)} is being saved: a write under way cannot be discarded "
                     "(ctrl+d discards what waits to be tried again).",
                     markup=False,
                 )
-            elif then is None:
+            else:
                 self.notify("No write is waiting to be saved.", markup=False)
             return
         count, reason = waiting
 
         async def answered(discard: bool) -> None:
+            if self._discard_asked is not None and self._discard_asked.question is question:
+                self._discard_asked = None
             if discard:
                 self._forget(self.writes.discard())
                 if then is not None:
                     await then()
 
-        question = f"Discard {counted(count, 'write')} not saved yet{' and quit' if then is not None else ''}?"
+        words = f"Discard {counted(count, 'write')} not saved yet{' and quit' if then is not None else ''}?"
         # each named (the first few), so the question says what it drops: the one being retried, those behind it
         unwritten = self.writes.not_written()
         oldest, behind = (unwritten[0], unwritten[1:]) if unwritten else (None, [])
@@ -279,7 +307,38 @@ class AppWrites(_Base):
             later = [f"{_what(w).lower()} {_subject(w)}" for w in behind[:PROBLEMS_IN_NOTICE]]
             detail += f" Also not saved: {listed(later, PROBLEMS_IN_NOTICE, total=len(behind))}."
         detail += " escape keeps them; they are tried again until saved."
-        await self.push_screen(ConfirmScreen(question, detail, on_answer=answered))
+        question = ConfirmScreen(words, detail, on_answer=answered)
+        self._discard_asked = DiscardAsked(question, count, then)
+        await self.push_screen(question)
+        self._discard_question_outdated()  # (saved while it was pushed, from the quit's worker: it goes at once)
+
+    def _discard_question_outdated(self) -> None:
+        """The question whether to discard the writes not saved yet goes once the oldest it asked about is saved
+        (or dropped) meanwhile: it named writes in the log (y discarded nothing), and the quit's stayed up for good,
+        the app never quitting. Asked again about those left while one still waits to be retried; else what it was
+        asked for goes on (the quit: once the queue is empty). Not under a screen opened over it (ctrl+p's palette):
+        answered yes there, it discards what is still not saved (nothing: then the quit goes on)."""
+        asked = self._discard_asked
+        waiting = self.writes.waiting()
+        if asked is None or (waiting is not None and waiting[0] == asked.count) or not asked.question.is_current:
+            return
+        self._discard_asked = None
+        asked.question.on_answer = None
+        asked.question.dismiss(False)  # (the keys typed before it go on, as after a yes: they were not about it)
+        if waiting is not None:
+            self.call_next(self.action_discard_writes, asked.then)  # the writes left, named again
+        elif asked.then is not None:
+            self.call_next(asked.then)
+
+
+@dataclass(frozen=True)
+class DiscardAsked:
+    """The question whether to discard the writes not saved yet, on the stack: how many it named, and what a yes
+    does after discarding them (the quit's: quitting)."""
+
+    question: ConfirmScreen
+    count: int
+    then: Callable[[], Awaitable[None]] | None
 
 
 def lock_words(exc: Exception, root: Path) -> str | None:

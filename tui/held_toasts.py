@@ -44,6 +44,14 @@ class HeldToasts:
         held, self._held = self._held, []
         return held
 
+    def withdraw(self, said: set[tuple[str, str]]) -> None:
+        """The warnings held whose (title, message) is one of `said` are not shown (`withdraw_toasts`)."""
+        self._held = [
+            toast
+            for toast in self._held
+            if not (toast["severity"] == "warning" and (toast["title"], toast["message"]) in said)
+        ]
+
 
 def _holder_up(app: App[Any]) -> bool:
     return any(getattr(screen, "HOLDS_TOASTS", False) for screen in app.screen_stack)

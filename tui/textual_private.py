@@ -47,6 +47,20 @@ def trim_toasts(app: App[object], keep: int) -> None:
     app._refresh_notifications()
 
 
+def withdraw_toasts(app: App[Any], said: set[tuple[str, str]]) -> None:
+    """Dismiss the warnings on show whose (title, message) is one of `said`: a write's "not saved yet", once it is
+    saved, discarded, or said again for another reason.
+
+    Why private: as `trim_toasts`'s (`App._notifications`, `App._unnotify`, `App._refresh_notifications`)."""
+    dropped = [n for n in app._notifications if n.severity == "warning" and (n.title, n.message) in said]
+    if not dropped:
+        return
+    for notification in dropped:
+        app._unnotify(notification, refresh=False)
+    _remove_toasts(app, {n.identity for n in dropped})
+    app._refresh_notifications()
+
+
 def _remove_toasts(app: App[object], identities: set[str] | None = None) -> None:
     """The toasts of these notifications (None: all) off every screen, each with the `ToastHolder` around it.
     Textual's rack drops a toast the app no longer holds but keeps its holder (the toast's own expiry removes

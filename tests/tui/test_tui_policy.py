@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
@@ -17,6 +18,7 @@ from lesson_credit.tui.screens.lessons import LessonsScreen
 from lesson_credit.tui.screens.what_if import WhatIfScreen
 from lesson_credit.tui.what_if_view import WhatIfView
 from tests.support.textual_private import notification_texts, screen_lines
+from tests.tui.store_down import keep_toasts, toasts
 from tests.tui.tui_fixture import CONFIG_REL, LOG_REL, settle, until_asked, wait_until
 
 SIZE = (120, 40)
@@ -319,10 +321,14 @@ class FailingSaves:
         await _until(pilot, lambda: self.failed >= 2 and "save 1 write" in app.saving)
 
 
-async def test_a_settings_save_that_fails_waits_and_is_written_by_a_retry(app: LessonCreditApp, ws_root: Path) -> None:
+async def test_a_settings_save_that_fails_waits_and_is_written_by_a_retry(
+    app: LessonCreditApp, ws_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A confirmed save that failed was reported ("Could not finish") and dropped: the operator had to
     notice and save again, and a save confirmed after it was written alone. It now waits in the write
-    queue like a grade: the title bar says so, later saves wait behind it, and both are written in order."""
+    queue like a grade: the title bar says so, later saves wait behind it, and both are written in order;
+    once written, the warning that it waited goes."""
+    keep_toasts(monkeypatch)
     saves = FailingSaves(app)
     async with app.run_test(size=SIZE) as pilot:
         await saves.first_waiting(pilot, app)
@@ -333,16 +339,17 @@ async def test_a_settings_save_that_fails_waits_and_is_written_by_a_retry(app: L
         await _save_confirmed(pilot)
         await _until(pilot, lambda: "save 2 write" in app.saving)
         assert saves.written == [] and not (ws_root / CONFIG_REL).exists()
+        said = toasts(app)  # ("title: message", each raised)
+        assert not [t for t in said if t.startswith("Could not finish")], said
+        assert [t for t in said if t.startswith("Waiting to save: config.toml: ") and "No space left" in t], said
         saves.down.clear()
         await _until(pilot, lambda: len(saves.written) == 2)
         await settle(pilot)
         assert app.saving == "" and app.writes.pending == 0
-        titles = [title for title, _ in notification_texts(app)]
-        texts = [text for _, text in notification_texts(app)]
-        assert "Could not finish" not in titles and "Waiting to save: config.toml" in titles, titles
+        titles = [title for title, _ in notification_texts(app)]  # saved: its warning went
+        assert "Could not finish" not in titles and "Waiting to save: config.toml" not in titles, titles
     assert saves.written == ["uniform", "evidence"]
     assert load_config(ws_root / CONFIG_REL).credit.strategy == "evidence"
-    assert any("No space left on device" in text for text in texts), texts
 
 
 async def test_quitting_while_a_settings_save_waits_asks_before_discarding_it(

@@ -474,6 +474,10 @@ class SessionDetailScreen(GradingKeys, DataScreen):
             self._discard_draft()
             self.notify("Draft discarded; nothing was written.", markup=False)
             return
+        if self.note.strip():  # (leaving, it went without a word: a note typed is a draft too)
+            self._discard_draft()
+            self.notify("Note discarded; nothing was written.", markup=False)
+            return
         self.dismiss()
 
     @on(GradeBar.NoteChanged)
