@@ -24,7 +24,7 @@ from lesson_credit.core.sessions.record_file import logged_judge, record_lines
 from lesson_credit.core.sessions.transcript import transcript
 from lesson_credit.core.views import SourceScore
 from lesson_credit.core.workspace import Workspace
-from lesson_credit.tui.text import hit_spans
+from lesson_credit.tui.highlights import highlights
 
 if TYPE_CHECKING:
     from lesson_credit.tui.source import WorkspaceSource
@@ -130,14 +130,17 @@ def _transcript(ws: Workspace, session_id: str, expand: bool) -> TranscriptData:
     injected = [credit.path for credit in ws.explain(session_id, with_journal=False).lessons]
     present = [(lid, lessons[lid].keywords) for lid in injected if lid in lessons]
     breakdowns = salience_breakdowns(shown.text, present)
-    by_lesson = {b.lesson_id: tuple(hit_spans(b)) for b in breakdowns}
-    hits = tuple(sorted(span for spans in by_lesson.values() for span in spans))
+    highlighted = highlights([(b.lesson_id, b) for b in breakdowns])  # within its budget
+    by_lesson = {lesson: tuple(spans) for lesson, spans in highlighted.by_lesson.items()}
+    hits = tuple(highlighted.spans)
     counts = f"{counted(len(found.messages), 'message')} · {counted(found.tool_calls, 'tool call')}"
     heading = f"{found.path} · {found.format} · {counts}"
     if found.skipped_lines:
         heading += f" · {counted(found.skipped_lines, 'line')} skipped"
     if found.truncated:
         heading += " · only the start of the file was read"
+    if (note := highlighted.note()) is not None:
+        heading += f" · {note}"
     return TranscriptData(session_id, shown.text, None, heading, hits, by_lesson, shown.collapsed, expand)
 
 

@@ -26,30 +26,9 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    from lesson_credit.core.api import SalienceBreakdown
 
 TAB_SIZE = 4
 JOURNAL_DISPLAY_LIMIT = 2_000_000  # characters of a journal the viewer lays out
-
-
-def hit_spans(breakdown: SalienceBreakdown, stop: int = JOURNAL_DISPLAY_LIMIT) -> list[tuple[int, int]]:
-    """Where a lesson's keywords hit a text as a view highlights them: their matches that start before `stop` (the
-    characters shown), those that overlap or touch made one span. Keywords nested in one another (`a`, `aa`, ...)
-    over a text of `a`s match 5 times a character: every match held was 1.4 GB over the 2 MB shown (one span)."""
-    import itertools
-
-    import numpy as np
-
-    starts, ends = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    for keyword in breakdown.keywords:  # (a keyword's matches: 16 bytes each, never a tuple each)
-        flat = np.fromiter(itertools.chain.from_iterable(keyword.spans_before(stop)), dtype=np.int64)
-        if len(flat):
-            starts, ends = np.concatenate([starts, flat[0::2]]), np.concatenate([ends, flat[1::2]])
-            order = np.argsort(starts, kind="stable")
-            starts, reach = starts[order], np.maximum.accumulate(ends[order])  # the furthest end so far
-            firsts = np.flatnonzero(np.concatenate([[True], starts[1:] > reach[:-1]]))  # each begins a span
-            starts, ends = starts[firsts], reach[np.append(firsts[1:] - 1, len(reach) - 1)]
-    return list(zip(starts.tolist(), ends.tolist(), strict=True))
 
 
 _SUBSTITUTE = "\ufffd"  # shown for invisible characters that reorder or break lines

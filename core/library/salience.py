@@ -159,6 +159,10 @@ class KeywordHit:
         """The (start, end) spans that start before offset `stop` (what a view of the text's start shows)."""
         return itertools.takewhile(lambda span: span[0] < stop, self._scan.spans(self._key, stop))
 
+    def find_cost(self, stop: int) -> int:
+        """What `spans_before(stop)` reads, its finds aside, in characters read linearly (Scan.find_cost)."""
+        return self._scan.find_cost(self._key, stop) if self.hit else 0
+
     def spans(self) -> list[tuple[int, int]]:
         return [(start, start + length) for start, length in zip(self.offsets, self.lengths, strict=True)]
 

@@ -17,7 +17,7 @@ import itertools
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from lesson_credit.core.library.hit_counts import Counts, plain_counts
+from lesson_credit.core.library.hit_counts import Counts, plain_counts, search_cost
 
 # The most offsets of one keyword explain's JSON lists (its first ones; its `count` says how many in all):
 # docs/format.md. Nested keywords over a journal of `a`s occur 100 times a character.
@@ -59,6 +59,7 @@ class Scan(Mapping[str, list[tuple[int, int]]]):
         self.work = work  # occurrences of wildcards' parts the matching went through (the budget's measure)
         self._summary: dict[str, tuple[int, list[tuple[int, int]]]] | None = None
         self._plain: Counts | None = None
+        self._ending: dict[tuple[str, int], int] = {}  # (a character, an end) -> its count in the lowered text
 
     def occurs(self, key: str) -> bool:
         """Whether the keyword occurs at least once (cheaper than its offsets)."""
@@ -119,6 +120,27 @@ class Scan(Mapping[str, list[tuple[int, int]]]):
         back = self._back
         for a, b in found:
             yield (a, b) if back is None else (back[a], back[b - 1] + 1)
+
+    def find_cost(self, key: str, stop: int) -> int:
+        """What `spans(key, stop)` reads of the lowered text, in characters read linearly (`search_cost`'s measure),
+        finds aside: the text up to where a span starting before `stop` can end, and where CPython searches plainly
+        (`search_cost`: a keyword under 6 characters) the keyword's length again at each occurrence of its last
+        character there (a plain search compares the keyword there: ordinary text has few, a text of `a`s one a
+        character), never more than `search_cost`; plus that text once more for the count of that character, the
+        first time it is asked for (each later keyword ending in it reads it from here). A wildcard: the text."""
+        if key not in self._present:
+            return 0
+        if self._wild(key):
+            return len(self._lowered)
+        end = min(self._lowered_stop(stop) + len(key) - 1, len(self._lowered))
+        worst = search_cost(end, len(key))
+        if worst == end:  # (a read in linear time)
+            return end
+        counted = (key[-1], end)
+        extra = 0 if counted in self._ending else end
+        if counted not in self._ending:
+            self._ending[counted] = self._lowered.count(key[-1], 0, end)
+        return extra + min(worst, end + len(key) * self._ending[counted])
 
     def _lowered_stop(self, stop: int) -> int:
         """The first offset of the lowered text at or past `stop` in the original (`back` never decreases)."""

@@ -103,3 +103,14 @@ def test_spans_before_an_offset_read_no_further_than_a_span_from_before_it_reach
     _Counted.read = 0
     assert [list(hit.spans_before(200)) for hit in hits] == [[(6 * i, 6 * i + 5)] for i in range(20)]
     assert _Counted.read == 20 * 204
+
+
+def test_find_cost_is_the_text_once_and_a_plain_searchs_comparisons_at_the_keywords_last_letter() -> None:
+    """Over 100 `a`s: `aa` (a plain search: under 6 letters) reads the 100 characters and compares its 2 letters at
+    each of the 100 `a`s (its last letter): 300, under `search_cost`'s 100 x (4 + 1) = 500; the first keyword ending
+    in `a` also pays for counting them (100). Before 10: the text to where a span from 9 ends (11), 11 + 2 x 11 = 33,
+    and 11 for that count. `a` * 7 is searched plainly only in the last 30,000 characters: `search_cost` 100 x
+    (4 + 3) = 700, under 100 + 7 x 100. `a` (one letter: a scan for it) and a keyword that does not occur: 100, 0."""
+    aa, seven, a, missing = _hits("a" * 100, ["aa", "a" * 7, "a", "zz"])
+    assert (aa.find_cost(1000), aa.find_cost(1000), aa.find_cost(10), aa.find_cost(10)) == (400, 300, 44, 33)
+    assert (seven.find_cost(1000), a.find_cost(1000), missing.find_cost(1000)) == (700, 100, 0)

@@ -4,7 +4,7 @@ that overlap or touch made one (the view styles each character in any of them al
 from __future__ import annotations
 
 from lesson_credit.core.library.salience import salience_breakdowns
-from lesson_credit.tui.text import hit_spans
+from lesson_credit.tui.highlights import hit_spans
 
 
 def test_overlapping_and_touching_matches_are_one_span_and_those_past_the_end_shown_are_left_out() -> None:

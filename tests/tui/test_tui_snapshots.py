@@ -17,9 +17,10 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Select
 
 from lesson_credit.core.workspace import Workspace
+from lesson_credit.tui import highlights
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.simulation import SimulationScreen
-from tests.tui.tui_fixture import FIXED_NOW, burst, open_session, settle
+from tests.tui.tui_fixture import FIXED_NOW, add_hostile_session, burst, fixed_clock, open_session, settle
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((160, 45), id="160x45")]
 sizes = pytest.mark.parametrize("size", SIZES)
@@ -69,6 +70,17 @@ def test_snapshot_session_detail(size: Size, snap_compare: SnapCompare, workspac
 @sizes
 def test_snapshot_session_detail_markup_journal(size: Size, snap_compare: SnapCompare, workspace: Workspace) -> None:
     assert snap_compare(make_app(workspace), terminal_size=size, run_before=steps(session="s3"))
+
+
+def test_snapshot_session_detail_highlights_past_the_budget(
+    snap_compare: SnapCompare, ws_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A lesson of 200 keywords whose matches do not all fit the highlights' budget (made 1,000,000 here, as in
+    tests/tui/test_highlights_budget.py: the first 6 fit): the journal pane's first line says so."""
+    monkeypatch.setattr(highlights, "HIGHLIGHT_CHARS", 1_000_000)
+    add_hostile_session(ws_root)
+    app = make_app(Workspace(ws_root, clock=fixed_clock))
+    assert snap_compare(app, terminal_size=(80, 24), run_before=steps(session="s6"))
 
 
 @sizes

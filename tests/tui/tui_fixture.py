@@ -112,6 +112,20 @@ def build_workspace(root: Path) -> Path:
     return root
 
 
+# A lesson of 200 keywords, each 50 times in its session's journal (60,000 characters): `k000x` ... `k199x`, each
+# with the space or newline after it 6 characters, 200 of them a line (1,200 characters), 50 lines.
+HOSTILE_KEYWORDS = [f"k{i:03d}x" for i in range(200)]
+HOSTILE_JOURNAL = (" ".join(HOSTILE_KEYWORDS) + "\n") * 50
+HOSTILE_SESSION = ("s6", "s6.md", ["tools/hostile.md"], 0.7, "code", "2026-03-06T15:00:00Z")
+
+
+def add_hostile_session(root: Path) -> None:
+    """The hostile lesson and its session (HOSTILE_SESSION), recorded into the fixture workspace at `root`."""
+    (root / "lessons" / "tools" / "hostile.md").write_text(lesson(HOSTILE_KEYWORDS, "Hostile"), encoding="utf-8")
+    (root / "state" / "journals" / "s6.md").write_text(HOSTILE_JOURNAL, encoding="utf-8")
+    record(Workspace(root, clock=fixed_clock), root, HOSTILE_SESSION)
+
+
 def record(ws: Workspace, root: Path, session: tuple[str, str, list[str], float | None, str, str]) -> None:
     session_id, journal, lessons, reward, category, stamp = session
     ws.record(

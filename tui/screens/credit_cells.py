@@ -6,8 +6,9 @@ from collections.abc import Callable
 
 from rich.text import Text
 
-from lesson_credit.core.api import LessonCredit, SalienceBreakdown, lesson_labels
-from lesson_credit.tui.text import fmt, fmt_signed, hit_spans, lesson_name_text, one_line
+from lesson_credit.core.api import Explanation, LessonCredit, lesson_labels
+from lesson_credit.tui.highlights import Highlights, highlights
+from lesson_credit.tui.text import fmt, fmt_signed, lesson_name_text, one_line
 
 CREDIT_COLUMNS = (
     ("lesson", "lesson"),
@@ -64,8 +65,9 @@ def credit_cells(
     return rows
 
 
-def keyword_spans(breakdown: SalienceBreakdown | None) -> list[tuple[int, int]]:
-    """Where the breakdown's keywords hit the journal: (start, end) offsets, for its highlights."""
-    if breakdown is None:
-        return []
-    return hit_spans(breakdown)
+def journal_highlights(explanation: Explanation) -> Highlights:
+    """Where the session's lessons' keywords hit its journal, for its highlights (tui/highlights.py's budget):
+    worked out once, in the thread that read the explanation, for the journal and every lesson in focus."""
+    if explanation.journal_text is None:
+        return Highlights()
+    return highlights([(credit.path, credit.breakdown) for credit in explanation.lessons])

@@ -19,6 +19,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Input, Static
 
 from lesson_credit.core.api import Explanation, LessonCredit
+from lesson_credit.tui.highlights import Highlights
 from lesson_credit.tui.records_views import SessionOutside, outside_view
 from lesson_credit.tui.screens.base import DataScreen, screen_css
 from lesson_credit.tui.screens.credit_cells import (
@@ -29,7 +30,7 @@ from lesson_credit.tui.screens.credit_cells import (
     NARROW_HIDDEN,
     NARROW_LABELS,
     credit_cells,
-    keyword_spans,
+    journal_highlights,
 )
 from lesson_credit.tui.screens.detail_side import SidePane
 from lesson_credit.tui.screens.session_grading import STEP, GradingKeys, step_grade
@@ -104,9 +105,9 @@ class SessionDetailScreen(GradingKeys, DataScreen):
             self.outside = outside
 
     class Loaded(Message):
-        def __init__(self, explanation: Explanation, read_at: int) -> None:
+        def __init__(self, explanation: Explanation, highlights: Highlights, read_at: int) -> None:
             super().__init__()
-            self.explanation, self.read_at = explanation, read_at
+            self.explanation, self.highlights, self.read_at = explanation, highlights, read_at
 
     class Previewed(Message):
         def __init__(self, explanation: Explanation, draft: float) -> None:
@@ -118,6 +119,7 @@ class SessionDetailScreen(GradingKeys, DataScreen):
         self.session_id = session_id
         self.focused_lesson = focus_lesson
         self.base: Explanation | None = None  # latest grade, with the journal and breakdowns
+        self.highlights = Highlights()  # where base's lessons hit its journal (found as it was read)
         self.shown: Explanation | None = None  # what the screen shows: base, or the draft preview
         self.draft: float | None = None
         self.draft_word: str | None = None  # the gptme grading word the draft was typed as (g productive)
@@ -238,7 +240,12 @@ class SessionDetailScreen(GradingKeys, DataScreen):
     def _load(self) -> None:
         read_at = self.source.version
         explain = reporting(self.post_message, read_at, lambda: self.source.explain(self.session_id))
-        self.post_result(explain, lambda found: self.Loaded(found, read_at))
+
+        def read() -> tuple[Explanation, Highlights]:  # the highlights found here, never on the UI thread
+            found = explain()
+            return found, journal_highlights(found)
+
+        self.post_result(read, lambda found: self.Loaded(*found, read_at))
 
     @on(ReadFailed)
     def _read_failed(self, event: ReadFailed) -> None:
@@ -263,6 +270,7 @@ class SessionDetailScreen(GradingKeys, DataScreen):
         if said is not None:  # another process graded it under the draft: the draft stays a draft
             self.notify(said, title="Graded elsewhere", severity="warning", markup=False)
         self.base, self._explained_at = event.explanation, event.read_at
+        self.highlights = event.highlights
         self.done(self.query_one("#credits", ThemedTable))
         self._show_size()
         bar = self.query_one("#grade-bar", GradeBar)
@@ -401,15 +409,15 @@ class SessionDetailScreen(GradingKeys, DataScreen):
         if base.journal_text is None:
             journal.show_message(f"No journal to show: {base.journal_problem or 'the session names none'}.")
             return
-        spans = [span for credit in base.lessons for span in keyword_spans(credit.breakdown)]
-        journal.show_journal(base.journal_text, spans, self._focus_spans(), notice=base.journal_problem)
+        notice = " ".join(said for said in (base.journal_problem, self.highlights.note()) if said)
+        journal.show_journal(base.journal_text, self.highlights.spans, self._focus_spans(), notice=notice or None)
         if scroll:
             journal.set_focus_spans(self._focus_spans())
 
     def _focus_spans(self) -> list[Span]:
-        lessons = self.base.lessons if self.base is not None else []
-        credit = next((c for c in lessons if c.path == self.focused_lesson), None)  # (None focused: none)
-        return keyword_spans(credit.breakdown) if credit is not None else []
+        if self.focused_lesson is None:  # (None focused: none)
+            return []
+        return self.highlights.by_lesson.get(self.focused_lesson, [])  # (found with base: never again here)
 
     def _fit_side(self) -> None:
         if self.is_mounted:
