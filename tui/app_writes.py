@@ -324,9 +324,14 @@ class AppWrites(_Base):
             return
         self._discard_asked = None
         asked.question.on_answer = None
+        held = self.keys.held_for(asked.question)
         asked.question.dismiss(False)  # (the keys typed before it go on, as after a yes: they were not about it)
         if waiting is not None:
             self.call_next(self.action_discard_writes, asked.then)  # the writes left, named again
+        elif held and asked.then is not None:  # (`then`: the quit's) keys typed after q: quitting would drop them
+            self.notify(
+                f"Not quitting: {counted(held, 'key')} typed after q go on (q quits).", title="Quit", markup=False
+            )
         elif asked.then is not None:
             self.call_next(asked.then)
 

@@ -139,6 +139,11 @@ class KeyRouter:
         held = self._typed_before_question() if self._has_screen() else None
         return len(self._typed) - (held or 0) + int(self._routing or self._scheduled)
 
+    def held_for(self, question: Screen[Any]) -> int:
+        """How many keys wait for `question`'s answer: typed before it appeared (all waiting, until it is drawn)."""
+        asked_at: float | None = getattr(question, "asked_at", None)
+        return sum(1 for event in self._typed if asked_at is None or event.time < asked_at)
+
     def drop_typed_before(self, asked_at: float | None) -> list[Typed]:
         """Take out the keys typed before a question answered no (they were typed for what a yes
         does): the ones the dialog showed as waiting. Returns them, for the dialog to name."""

@@ -95,3 +95,39 @@ async def test_a_write_saved_after_waiting_is_confirmed_and_its_warning_goes(
             assert not [title for title, _ in shown if title.startswith("Waiting to save")]
             assert ("", "Saved grade 0.7 for s4 (was pending).") in shown
     assert grades(ws_root) == GRADED
+
+
+async def test_keys_typed_after_q_are_not_dropped_when_the_quits_question_goes(
+    workspace: Workspace, ws_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`q 5 c` typed as the quit's question came up: the question held `5 c` for its answer ("typed before this
+    question"); saved meanwhile, it went and the quit went on at once, and the 0.5 was never written nor said (a
+    review). Now the quit stops there and says so; the keys go on: s4 graded 0.5. The two keys are made as q is
+    pressed (their time is then) and handed to the key router once the question shows, as a terminal's are."""
+    from textual import events
+
+    app = make_app(workspace)
+    said: list[str] = []  # every notice, in order (the screen keeps the latest two)
+    notify = app.notify
+
+    def noting(message: str, *args: Any, **kwargs: Any) -> None:
+        said.append(str(message))
+        notify(message, *args, **kwargs)
+
+    monkeypatch.setattr(app, "notify", noting)
+    with LockHolder(ws_root / LOCK) as holder:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await two_writes_timed_out(pilot, app, monkeypatch)
+            typed = [events.Key("5", "5"), events.Key("c", "c")]
+            burst(pilot, "q")
+            await wait_until(pilot, lambda: question(app) == "Discard 2 writes not saved yet and quit?")
+            await wait_until(pilot, lambda: getattr(app.screen, "asked_at", None) is not None)  # drawn
+            for event in typed:
+                app.keys.take(event)
+            await wait_until(pilot, lambda: app.keys.held_for(app.screen) == 2)
+            holder.release()
+            await wait_until(pilot, lambda: grades(ws_root) == [*GRADED, ("s4", 0.5)] and app.writes.pending == 0)
+            await wait_until(pilot, lambda: question(app) is None)
+            assert app.is_running and question(app) is None
+            assert any(text.startswith("Not quitting: 2 keys typed after q go on") for text in said), said
+    assert grades(ws_root) == [*GRADED, ("s4", 0.5)]
