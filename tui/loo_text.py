@@ -24,7 +24,7 @@ def p_text(value: float | None) -> str:
 def span(low: float | None, high: float | None) -> str:
     if low is None or high is None:
         return "—"
-    return interval_text(low, high)  # the CLI's: a bound below zero that rounds to it reads -0.00
+    return interval_text(low, high)  # the CLI's: a bound that rounds to zero reads 0.00, signless
 
 
 def interval(result: LooResult) -> str:
