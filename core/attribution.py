@@ -113,9 +113,14 @@ def loo(
     """Joint effect and leave-one-out lift per lesson, and the counts behind them (sessions
     without logged propensities, sessions with a dropout record). `joint`: the log's joint fit when
     the caller has it (`Workspace.joint_fit`); `design`: the log's design (`build_design` at `floor`)."""
+    from lesson_credit.core.analysis.claims import lesson_claims
     from lesson_credit.core.analysis.dropout import DROPOUT_DIR, randomized_effects, unlogged_problem
+    from lesson_credit.core.analysis.joint import build_design
 
     candidacies = candidacies_of(reader.index, data)
+    agents = reader.session_agents(data.n_sessions)
+    design = design if design is not None else build_design(data, reader.session_categories(), floor, agents)
+    claims = lesson_claims(design, session_ids=reader.session_ids(), arm_ids=data.arm_ids)
     dropout = dropout_log(root, library, reader.index.shown)
     randomized = randomized_effects(dropout, reader.row_of, data.base) if len(dropout) else None
     results = leave_one_out(
@@ -128,8 +133,9 @@ def loo(
         broad_keywords=dict(broad),
         floor=floor,
         randomized=randomized,
-        agents=reader.session_agents(data.n_sessions),
+        agents=agents,
         joint=joint,
+        claims=claims,
         design=design,
         session_ids=reader.session_ids(),
     )
@@ -139,6 +145,7 @@ def loo(
         "dropout_sessions": len(dropout),
         "dropout_problems": (*dropout.problems, *([unlogged] if unlogged else [])),
         "effect_method": None if joint is None else joint.method(),
+        "relative": bool(claims.extra.get("relative", False)),  # effects against the average lesson's
         "gptme_files": server_names(library.roots),  # the files gptme's lessons MCP server reads
     }
     return results, meta

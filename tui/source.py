@@ -453,10 +453,18 @@ class WorkspaceSource:
 
             from lesson_credit.core.analysis.limits import MIN_WITH, MIN_WITHOUT
 
-            results = tuple(ws.loo(min_with=MIN_WITH, min_without=MIN_WITHOUT, write=write))
+            found, meta = ws.loo_run(min_with=MIN_WITH, min_without=MIN_WITHOUT, write=write)
             data = ws.data()
             graded = int(np.count_nonzero(~np.isnan(data.base)))
-            view = AnalysisView(ws.version, results, graded, MIN_WITH, MIN_WITHOUT, sessions=data.n_sessions)
+            view = AnalysisView(
+                ws.version,
+                tuple(found),
+                graded,
+                MIN_WITH,
+                MIN_WITHOUT,
+                sessions=data.n_sessions,
+                relative=meta["relative"],
+            )
             self._analysis = view
             if write:
                 return replace(view, written=(ws.state_dir / "loo-results.json").relative_to(ws.root).as_posix())

@@ -46,7 +46,7 @@ def cmd_loo(args: argparse.Namespace) -> int:
         else:
             print_json(read_json(path, STATE_MAX_BYTES), ws)  # what was written, as written
         return 0
-    from lesson_credit.core.analysis.estimates import MIN_RANDOMIZED, nothing_line, order_key
+    from lesson_credit.core.analysis.estimates import MIN_RANDOMIZED, against_average_line, nothing_line, order_key
 
     graded = sum(1 for s in ws.sessions() if not s.pending)
     baselines = "category and agent baselines" if len(set(ws.session_agents())) > 1 else "category baselines"
@@ -58,9 +58,9 @@ def cmd_loo(args: argparse.Namespace) -> int:
         f"{args.min_without} without)"
     )
     print(wrap(head, width) + "\n")
-    nothing = nothing_line([r.effect for r in results])
-    if nothing:
-        print(wrap(nothing, width))
+    for line in (nothing_line([r.effect for r in results]), against_average_line(meta["relative"])):
+        if line:
+            print(wrap(line, width))
     ordered = sorted(results, key=lambda r: (order_key(r.effect, r.sufficient), r.path))
     randomized = any(r.randomized is not None for r in results)
     during = any(r.n_during for r in results)  # graded sessions that included a lesson during them (as --json's)

@@ -190,6 +190,7 @@ class Fitted:
     switch: Switches | None = None  # where each column switches (`switches`), for the timed ones' reasons
     switch_category: dict[int, str] = field(default_factory=dict)  # the sessions a timed column switches among, named
     confounded: dict[int, tuple[int, ...]] = field(default_factory=dict)  # per column no fit can estimate: its ties
+    relative: bool = False  # the data barely see the lessons' mean (`_common_prior`): effects are against it
 
 
 def fit_columns(design: Design, *, solver: str = "auto") -> Fitted:
@@ -216,14 +217,8 @@ def fit_columns(design: Design, *, solver: str = "auto") -> Fitted:
     # not rest on a correlated one held near 0 by its prior (a lesson switched inside a block, the data barely moving
     # it, took a correlated lesson's estimate with it: its interval excluded 0 in 45% of such worlds)
     free = ~few & ~np.isin(np.arange(len(columns)), list(confounded))
-    fit = fit_robust(
-        op,
-        y,
-        np.where(free, weak, lam0),
-        dense=dense,
-        hoods=hoods,
-        common=_common_prior(op, free, lam0 - weak),
-    )
+    common = _common_prior(op, free, lam0 - weak)
+    fit = fit_robust(op, y, np.where(free, weak, lam0), dense=dense, hoods=hoods, common=common)
     # with the robust variance in place of the model's, the data must still cut the prior sd as much
     # (a lesson whose few sessions are far noisier than the rest is not identified by them)
     var = np.maximum(fit.var, fit.model_var)
@@ -258,6 +253,7 @@ def fit_columns(design: Design, *, solver: str = "auto") -> Fitted:
         switch,
         scope,
         confounded,
+        common[1] > 0,
     )
 
 
@@ -359,7 +355,7 @@ def claims_of(
                 category_differs=differs[c],
             )
         )
-    extra = {"penalty": fitted.penalty}
+    extra = {"penalty": fitted.penalty, "relative": fitted.relative}
     return Claims(column_of, tuple(out), fitted.prior_sd, math.sqrt(fitted.sigma2), fitted.dense, extra)
 
 

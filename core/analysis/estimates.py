@@ -349,6 +349,18 @@ def nothing_line(effects: list[Effect | None]) -> str | None:
     )
 
 
+AGAINST_AVERAGE = (
+    "Every graded session injects about as many lessons as the others, so the log shows only differences between "
+    "lessons: each effect is against the average lesson's, whose own effect the prior holds near 0."
+)
+
+
+def against_average_line(relative: bool) -> str | None:
+    """The line shown above the list when the fit sees only the lessons' differences (`Claims.extra["relative"]`:
+    the data barely see their mean, which the prior then holds), else None."""
+    return AGAINST_AVERAGE if relative else None
+
+
 def order_key(effect: Effect | None, compared: bool = False) -> tuple[int, float]:
     """The one order of every list of effects (ties by lesson id): lessons whose headline claims an
     interval first, largest estimate first; then those without one but with a leave-one-out lift

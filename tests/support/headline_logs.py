@@ -1,6 +1,7 @@
 """Workspaces for the one-headline tests (tests/core/test_headline.py, the `loo` table, the Analysis
 screen): an agent's 60 sessions where a 2-kept-vs-2-withheld dropout trial flatters a lesson with no
-effect, and a log where no lesson does anything; and how the `loo` table is read back."""
+effect, a log where no lesson does anything, one where every session injects as many lessons; and how the `loo`
+table is read back."""
 
 from __future__ import annotations
 
@@ -56,6 +57,19 @@ def noise_workspace(tmp_path: Path, n: int = 80) -> Path:
         lessons = {path: 0.5 for j, path in enumerate((X, Y, Z, W)) if (i >> j) & 1} or {X: 0.5}
         events.append(session(f"s{i}", round(float(rng.uniform(0.3, 0.8)), 2), lessons))
     return make_workspace(tmp_path, lessons=LESSONS, events=events, name="noise")
+
+
+def fixed_k_workspace(tmp_path: Path, fixed: bool = True) -> Path:
+    """120 sessions of 6 lessons, each session 2 of them (`fixed`) or 1-4; rewards owe nothing to the lessons."""
+    lessons = {f"tools/l{j}.md": ([f"kw{j}"], "active") for j in range(6)}
+    names = sorted(lessons)
+    rng = np.random.default_rng(3)
+    events = []
+    for i in range(120):
+        chosen = rng.choice(6, 2 if fixed else int(rng.integers(1, 5)), replace=False)
+        reward = 0.4 + 0.1 * float(rng.random())
+        events.append(session(f"s{i}", round(reward, 2), {names[int(j)]: 0.5 for j in chosen}))
+    return make_workspace(tmp_path, lessons=lessons, events=events, name="fixed" if fixed else "varied")
 
 
 def parse_table(out: str) -> tuple[list[str], list[dict[str, str]]]:

@@ -15,6 +15,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input, ProgressBar, Select, Static
 
 from lesson_credit.core.analysis.effects import loo_payload
+from lesson_credit.core.analysis.estimates import AGAINST_AVERAGE
 from lesson_credit.core.sim.simulate import ESTIMATORS
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
@@ -27,7 +28,15 @@ from lesson_credit.tui.widgets.reward_histogram import RewardHistogramPlot
 from lesson_credit.tui.widgets.themed_table import ThemedTable
 from tests.support.cli_run import run_cli
 from tests.support.engine_helpers import fixed_clock
-from tests.support.headline_logs import NOTHING, X, documented_order, noise_workspace, shown, two_by_two_workspace
+from tests.support.headline_logs import (
+    NOTHING,
+    X,
+    documented_order,
+    fixed_k_workspace,
+    noise_workspace,
+    shown,
+    two_by_two_workspace,
+)
 from tests.support.textual_private import notification_texts, screen_lines
 from tests.tui.tui_fixture import (
     FIXED_NOW,
@@ -422,6 +431,18 @@ async def test_analysis_says_when_nothing_is_distinguishable(tmp_path: Path, siz
     async with app.run_test(size=size) as pilot:
         await analysis_screen(pilot, app)
         assert painted(app).count(caveat[0]) == 1
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 45)], ids=["80x24", "160x45"])
+async def test_analysis_says_when_effects_are_against_the_average_lesson(tmp_path: Path, size: tuple[int, int]) -> None:
+    """Every session injects 2 of 6 lessons: `loo` says each effect is against the average lesson's, and so does
+    the screen, whole, beside the nothing-distinguishable line; a log of 1-4 lessons a session says neither."""
+    for fixed in (True, False):
+        root = fixed_k_workspace(tmp_path, fixed)
+        app = LessonCreditApp(Workspace(root, clock=fixed_clock), poll_seconds=0)
+        async with app.run_test(size=size) as pilot:
+            await analysis_screen(pilot, app)
+            assert painted(app).count(AGAINST_AVERAGE) == (1 if fixed else 0)
 
 
 async def test_lessons_ranking_and_analysis_effect_are_named_for_what_they_are(

@@ -17,7 +17,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
-from lesson_credit.core.api import LooResult, nothing_line
+from lesson_credit.core.api import LooResult, against_average_line, nothing_line
 from lesson_credit.tui.loo_text import (
     LATER_MARK,
     RANDOMIZED_MARK,
@@ -164,7 +164,8 @@ class AnalysisScreen(SortableScreen):
     def compose(self) -> ComposeResult:
         yield TitleBar()
         yield Static(id="analysis-summary")
-        # `loo`'s line above its table when no lesson's effect is distinguishable from zero; hidden otherwise
+        # `loo`'s lines above its table (no lesson's effect distinguishable from zero; effects against the average
+        # lesson's); hidden when it has none
         yield Static(id="analysis-caveat")
         yield ThemedTable(id="loo-table", cursor_type="row", zebra_stripes=True, cell_padding=0)
         yield PhraseText(id="loo-detail")  # laid out at its width: an interval is never cut across lines
@@ -193,10 +194,14 @@ class AnalysisScreen(SortableScreen):
         self.view = event.view
         self.done(self.query_one("#loo-table", ThemedTable))
         self.query_one("#analysis-summary", Static).update(summary(event.view))
-        nothing = empty_line(event.view) or nothing_line([r.effect for r in event.view.results])
+        view = event.view
+        empty = empty_line(view)
+        effects = [r.effect for r in view.results]
+        lines = [empty] if empty else [nothing_line(effects), against_average_line(view.relative)]
+        said = "\n".join(line for line in lines if line)
         caveat = self.query_one("#analysis-caveat", Static)
-        caveat.update(Text(nothing or ""))
-        caveat.display = nothing is not None
+        caveat.update(Text(said))
+        caveat.display = bool(said)
         self._rebuild()
         self.call_after_refresh(self._fit_panel)
         if event.view.written is not None:
