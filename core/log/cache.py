@@ -105,7 +105,7 @@ def _sums(index: LogIndex, vouch: str) -> dict[str, Any]:
     """The per-block sums and usage counts (each valid for the rewards it names: kept apart from the
     head, they are saved whenever a write computed new ones), with what vouches for the bytes they
     were computed from: the store's content up to `index.end`, as `vouch` identifies it (a reader's
-    `PrefixChecker.vouch`). Every sum the index holds is of that content or of a prefix of it."""
+    core/log/logcheck.py `PrefixChecker.vouch`). Every sum the index holds is of that content or of a prefix of it."""
     blocks = [
         {
             "block": block,
@@ -590,3 +590,6 @@ class PgLogCache(DerivedCache):
 
     def _digest(self, index: LogIndex, digest: str) -> str:
         return str(self.store.fingerprint(index.end))  # (the reader's digest is of no bytes)
+
+
+ParsedLogCache = LogCache | PgLogCache  # the parsed-log cache of a store (core/log/stores.py `log_cache`)
