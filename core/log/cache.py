@@ -367,8 +367,6 @@ class DerivedCache:
                 for statement in SCHEMA.strip().split(";\n"):
                     conn.execute(statement)
             conn.execute("COMMIT")
-            if conn.execute("PRAGMA auto_vacuum").fetchone()[0] != AUTO_VACUUM:  # an older file, emptied just now
-                conn.execute("VACUUM")  # its pages and pointer map as a new database's
         return conn
 
     def _read(self, limit: int) -> tuple[LogIndex, str, bool] | None:
@@ -495,7 +493,6 @@ class DerivedCache:
             conn.executemany("DELETE FROM parts WHERE name = ?", [(n,) for n in old if n not in used])
             index.parts = parts
             index.blocks.changed = False
-        _remove_old_files(self.dir)
 
     def save(self, index: LogIndex, digest: str, partial: bool, meanwhile: Callable[[], None] | None = None) -> None:
         """Best effort: a cache that cannot be written (read-only workspace) is simply skipped.
@@ -512,15 +509,6 @@ class DerivedCache:
 def _encoded(index: LogIndex) -> Callable[[Extent], tuple[Part, bytes]]:
     """A block's part encoded (on two cores when one is idle: `halves.map_halves`)."""
     return lambda extent: encode_part(index, extent, None)
-
-
-def _remove_old_files(folder: Path) -> None:
-    """The files an earlier version kept the cache in (a head, sums and part files per store)."""
-    with contextlib.suppress(OSError):
-        for entry in os.scandir(folder):
-            if entry.name.startswith(("log-index", "log-sums")) and entry.is_file(follow_symlinks=False):
-                with contextlib.suppress(OSError):
-                    os.unlink(entry.path)
 
 
 class LogCache(DerivedCache):
