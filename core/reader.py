@@ -29,10 +29,10 @@ from lesson_credit.core.log import halves
 from lesson_credit.core.log.cache import MIN_NEW_BYTES, LogCache
 from lesson_credit.core.log.columns import Objects
 from lesson_credit.core.log.events import GradeEvent, SelectionEvent, SessionEvent, decode_raw
-from lesson_credit.core.log.eventstore import EventStore, PrefixChecker
+from lesson_credit.core.log.eventstore import EventStore
 from lesson_credit.core.log.graded import GradedRows
 from lesson_credit.core.log.index import LogIndex
-from lesson_credit.core.log.logcheck import PrefixDigest
+from lesson_credit.core.log.logcheck import PrefixChecker, PrefixDigest
 from lesson_credit.core.log.snapshot import FoldData
 from lesson_credit.core.log.store import EventLog, LogProblem, ReadResult
 from lesson_credit.core.log.stores import is_local, log_cache, prefix_check, session_agents

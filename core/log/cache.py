@@ -64,8 +64,9 @@ from lesson_credit.core.log.vocab import decode_lines
 # an unknown `included` makes no arm (the batch read made its arms first); 28: an event naming lessons past
 # MAX_LOG_LESSONS (core/log/arm_names.py) is a bad line, skipped; 29: an earlier import of a file imported again is
 # kept with its `created` (core/log/prior_counts.py); 30: every import's `seen` kept in log order, with gptme's
-# stamps and the sessions its event logged (an arm of a copy told by the stamp another import saw)
-CACHE_VERSION = 30
+# stamps and the sessions its event logged (an arm of a copy told by the stamp another import saw); 31: the head's
+# accumulators each under its own name (`ACCUMULATORS`)
+CACHE_VERSION = 31
 CACHE_MAGIC = b"lesson-credit log-index 11\n"
 SUMS_MAGIC = b"lesson-credit log-sums 11\n"
 MIN_NEW_BYTES = 4 * 1024 * 1024  # rewrite the cache when a read parsed at least this much
@@ -104,7 +105,7 @@ def _sums(index: LogIndex, vouch: str) -> dict[str, Any]:
     """The per-block sums and usage counts (each valid for the rewards it names: kept apart from the
     head, they are saved whenever a write computed new ones), with what vouches for the bytes they
     were computed from: the store's content up to `index.end`, as `vouch` identifies it (a reader's
-    `PrefixChecker.vouch`). Every sum the index holds is of that content or of a prefix of it."""
+    core/log/logcheck.py `PrefixChecker.vouch`). Every sum the index holds is of that content or of a prefix of it."""
     blocks = [
         {
             "block": block,
@@ -123,6 +124,41 @@ def _sums(index: LogIndex, vouch: str) -> dict[str, Any]:
     return {"version": CACHE_VERSION, "end": index.end, "vouch": vouch, "blocks": blocks, "usage": usage}
 
 
+# What the index accumulates as it reads, beside its columns (core/log/index.py `LogIndex`), by attribute name; the
+# head holds each as plain values (`_plain`): a type msgspec reads back, a class of its own with `plain()` and
+# `of_plain()`, or a typed array's code
+ACCUMULATORS: dict[str, Any] = {
+    "priors": dict[str, tuple[float, float, int]],
+    "prior_rewards": dict[str, int],
+    "increments": dict[str, tuple[float, float, int, int]],
+    "increment_steps": Steps,
+    "prior_steps": Steps,
+    "prior_from": dict[str, int],
+    "prior_counts": PriorCounts,
+    "added_sessions": int,
+    "exports": Exports,
+    "retired": dict[str, int],
+    "problems": list[LogProblem],
+    "grade_rows": "q",
+    "grade_base": "d",
+    "grade_source": "b",
+}
+
+
+def _plain(kind: Any, value: Any) -> Any:
+    """An accumulator as msgpack's plain values (a dict, a list of structs, a number: as msgspec writes them)."""
+    if isinstance(kind, str):
+        return value.tobytes()
+    return value.plain() if hasattr(kind, "plain") else value
+
+
+def _of_plain(kind: Any, plain: Any) -> Any:
+    """`_plain`'s values back (ValueError, TypeError, msgspec.ValidationError... when they are not)."""
+    if isinstance(kind, str):
+        return array(kind, bytes(plain))
+    return kind.of_plain(plain) if hasattr(kind, "of_plain") else msgspec.convert(plain, kind)
+
+
 def _head(index: LogIndex, digest: str, partial: bool, parts: list[Part]) -> dict[str, Any]:
     return {
         "version": CACHE_VERSION,
@@ -131,18 +167,7 @@ def _head(index: LogIndex, digest: str, partial: bool, parts: list[Part]) -> dic
         "digest": digest,
         "partial": partial,
         "arm_ids": index.logged_ids(),  # as the log spells them: the library's spelling is applied when read
-        "priors": {arm: list(prior) for arm, prior in index.priors.items()},
-        "prior_rewards": index.prior_rewards,
-        "increments": {arm: list(added) for arm, added in index.increments.items()},
-        "increment_steps": index.increment_steps.plain(),
-        "prior_steps": index.prior_steps.plain(),
-        "sessions": [list(index.prior_from.items()), index.prior_counts.plain(), index.added_sessions],
-        "exports": index.exports.plain(),
-        "retired": index.retired,
-        "problems": [[p.line, p.reason, p.session_id] for p in index.problems],
-        "grade_rows": index.grade_rows.tobytes(),
-        "grade_base": index.grade_base.tobytes(),
-        "grade_source": index.grade_source.tobytes(),
+        **{name: _plain(kind, getattr(index, name)) for name, kind in ACCUMULATORS.items()},
         "n_sessions": index.n_sessions,
         "n_entries": len(index.entry_arm),
         "parts": parts,  # (msgpack writes each as a map of its fields)
@@ -156,26 +181,8 @@ def _index_of(p: dict[str, Any], sources: list[SectionSource]) -> tuple[LogIndex
     try:
         index = LogIndex()
         index.load_arms([str(arm) for arm in p["arm_ids"]])  # ValueError for two arms of one lesson
-        index.priors = {str(arm): (float(v[0]), float(v[1]), int(v[2])) for arm, v in p["priors"].items()}
-        index.prior_rewards = {str(arm): int(v) for arm, v in p["prior_rewards"].items()}
-        index.increments = {
-            str(arm): (float(v[0]), float(v[1]), int(v[2]), int(v[3])) for arm, v in p["increments"].items()
-        }
-        index.increment_steps = Steps.of_plain(p["increment_steps"])
-        index.prior_steps = Steps.of_plain(p["prior_steps"])
-        prior_from, prior_counts, added = p["sessions"]
-        index.prior_from = {str(arm): int(line) for arm, line in prior_from}
-        index.prior_counts = PriorCounts.of_plain(prior_counts)
-        index.added_sessions = int(added)
-        index.exports = Exports.of(p["exports"])
-        index.retired = {str(arm): int(v) for arm, v in p["retired"].items()}
-        index.problems = [LogProblem(int(line), str(reason), sid) for line, reason, sid in p["problems"]]
-        index.grade_rows = array("q")
-        index.grade_rows.frombytes(p["grade_rows"])
-        index.grade_base = array("d")
-        index.grade_base.frombytes(p["grade_base"])
-        index.grade_source = array("b")
-        index.grade_source.frombytes(p["grade_source"])
+        for name, kind in ACCUMULATORS.items():
+            setattr(index, name, _of_plain(kind, p[name]))
         index.end, index.lines = int(p["end"]), int(p["lines"])
         parts = [Part.of(x) for x in p["parts"]]
         if len(sources) != len(parts):
@@ -360,8 +367,6 @@ class DerivedCache:
                 for statement in SCHEMA.strip().split(";\n"):
                     conn.execute(statement)
             conn.execute("COMMIT")
-            if conn.execute("PRAGMA auto_vacuum").fetchone()[0] != AUTO_VACUUM:  # an older file, emptied just now
-                conn.execute("VACUUM")  # its pages and pointer map as a new database's
         return conn
 
     def _read(self, limit: int) -> tuple[LogIndex, str, bool] | None:
@@ -488,7 +493,6 @@ class DerivedCache:
             conn.executemany("DELETE FROM parts WHERE name = ?", [(n,) for n in old if n not in used])
             index.parts = parts
             index.blocks.changed = False
-        _remove_old_files(self.dir)
 
     def save(self, index: LogIndex, digest: str, partial: bool, meanwhile: Callable[[], None] | None = None) -> None:
         """Best effort: a cache that cannot be written (read-only workspace) is simply skipped.
@@ -505,15 +509,6 @@ class DerivedCache:
 def _encoded(index: LogIndex) -> Callable[[Extent], tuple[Part, bytes]]:
     """A block's part encoded (on two cores when one is idle: `halves.map_halves`)."""
     return lambda extent: encode_part(index, extent, None)
-
-
-def _remove_old_files(folder: Path) -> None:
-    """The files an earlier version kept the cache in (a head, sums and part files per store)."""
-    with contextlib.suppress(OSError):
-        for entry in os.scandir(folder):
-            if entry.name.startswith(("log-index", "log-sums")) and entry.is_file(follow_symlinks=False):
-                with contextlib.suppress(OSError):
-                    os.unlink(entry.path)
 
 
 class LogCache(DerivedCache):
@@ -583,3 +578,6 @@ class PgLogCache(DerivedCache):
 
     def _digest(self, index: LogIndex, digest: str) -> str:
         return str(self.store.fingerprint(index.end))  # (the reader's digest is of no bytes)
+
+
+ParsedLogCache = LogCache | PgLogCache  # the parsed-log cache of a store (core/log/stores.py `log_cache`)

@@ -21,17 +21,13 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from lesson_credit.core.base.files import StoreUnavailable as StoreUnavailable
 from lesson_credit.core.base.files import WriteGuard
 from lesson_credit.core.log.events import SESSION, RawEvent, decode_event, decode_raw, is_session, validate
 from lesson_credit.core.log.store import BOM, EventLog, ReadResult, StoreError
 from lesson_credit.core.log.store import Hasher as Hasher
-
-if TYPE_CHECKING:
-    from lesson_credit.core.log.index import LogIndex
-    from lesson_credit.core.log.logcheck import Signature
 
 WAIT_POLL_S = 0.05  # how often the file store looks for an append while waiting
 
@@ -42,51 +38,6 @@ class DuplicateSession(StoreError):
     def __init__(self, session_id: str) -> None:
         super().__init__(f"session {session_id!r} is already recorded")
         self.session_id = session_id
-
-
-class PrefixChecker(Protocol):
-    """How a reader checks that what it read up to a position is still there (core/log/stores.py
-    `prefix_check`). A signature is the file's stat when the read began (None: a database's, or no file)."""
-
-    @property
-    def hasher(self) -> Hasher:  # fed the bytes read (xxh3), for the parsed-log cache's digest
-        ...
-
-    def signature(self) -> Signature | None: ...
-
-    def reset(self) -> None: ...
-
-    def adopt(self, hasher: Hasher) -> None: ...
-
-    def unchanged(self) -> bool: ...
-
-    def trust_once(self) -> None: ...
-
-    def intact(self, end: int, signature: Signature | None) -> bool: ...
-
-    def checked(self, signature: Signature | None, end: int) -> None: ...
-
-    def vouch(self, end: int) -> str | None: ...
-
-    def vouches(self, end: int, vouch: str) -> bool: ...
-
-
-class ParsedLogCache(Protocol):
-    """The parsed-log cache of a store (core/log/cache.py `LogCache`, `PgLogCache`): `load` gives the
-    index, the digest its checker continues from (`PrefixChecker.adopt`) and whether it is partial."""
-
-    def load(self) -> tuple[LogIndex, Hasher, bool] | None: ...
-
-    min_new: int  # rewrite the cache when a read took this much (bytes of a file, events of a database)
-    min_tail: int  # and when a read of a store at least min_new big took this much
-
-    def save(
-        self, index: LogIndex, digest: str, partial: bool, meanwhile: Callable[[], None] | None = None
-    ) -> None: ...
-
-    def save_sums(self, index: LogIndex, vouch: str | None) -> None: ...
-
-    def note(self, why: str) -> None: ...
 
 
 @runtime_checkable

@@ -227,7 +227,7 @@ class Exports:
         ]
 
     @classmethod
-    def of(cls, plain: list[Any]) -> Exports:
+    def of_plain(cls, plain: list[Any]) -> Exports:
         """The `plain()` values back (TypeError, ValueError... when they are not)."""
         exports = cls()
         for line, path, created, arms, sessions, exported, stamps, logged in plain:

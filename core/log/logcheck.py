@@ -411,3 +411,7 @@ class PositionCheck:
 
     def vouches(self, end: int, vouch: str) -> bool:
         return self.store.fingerprint(end) == vouch
+
+
+# How a reader checks that what it read up to a position is still there (core/log/stores.py `prefix_check`)
+PrefixChecker = PrefixCheck | PositionCheck

@@ -10,10 +10,12 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lesson_credit.core.log.eventstore import EventStore, JsonlStore, ParsedLogCache, PrefixChecker
+from lesson_credit.core.log.eventstore import EventStore, JsonlStore
 from lesson_credit.core.log.store import EventLog, StoreError
 
 if TYPE_CHECKING:
+    from lesson_credit.core.log.cache import ParsedLogCache
+    from lesson_credit.core.log.logcheck import PrefixChecker
     from lesson_credit.core.log.pgstore import PgStore
 
 STORE_ENV = "LESSON_CREDIT_STORE"

@@ -214,7 +214,7 @@ def test_what_imports_saw_comes_back_from_the_parsed_log_cache() -> None:
     exports.seen(5, FileNumbers("/gx", "c", {GIT: (2.8, 1.2, 2, 2)}, 2, {GIT: T1}), 1)
     exports.seen(9, FileNumbers("/gy", "c", {QUOTE: (2.0, 1.0, 1, 1)}, 3, {QUOTE: T2}), 1)
     exports.seen(12, FileNumbers("/gx", "c", {GIT: (2.8, 2.2, 3, 2)}, 3), 1)  # (a `seen` of before: no stamp)
-    back = Exports.of(json.loads(json.dumps(exports.plain())))
+    back = Exports.of_plain(json.loads(json.dumps(exports.plain())))
     assert back.history == exports.history and back.files == exports.files and back.saves == exports.saves
     assert back.saves["c", "/gx"][1].stamps == {}  # (the later numbers of git came without a stamp)
 

@@ -462,3 +462,48 @@ def test_the_sessions_of_files_told_apart_by_created_come_back_from_the_cache(tm
     assert ws.posterior().total_sessions == 66
     assert isinstance(ws.log, EventLog) and LogCache(ws.log).path.exists()
     assert Workspace(tmp_path).posterior().total_sessions == 66
+
+
+def _state(value: object) -> object:
+    """What an accumulator holds, comparable with ==: its attributes (a class of its own), else itself."""
+    if hasattr(value, "__dict__"):
+        return vars(value)
+    slots = getattr(type(value), "__slots__", None)
+    return tuple(getattr(value, name) for name in slots) if isinstance(slots, tuple) else value
+
+
+def test_every_accumulator_of_the_index_comes_back_from_the_cache(tmp_path: Path) -> None:
+    """What the index accumulates beside its columns (priors, increments and when each was logged, the files'
+    counts, exports, retirements, problems, grades), read from the cache as parsed. And nothing else the index
+    holds is left out of the head: every attribute is an accumulator the head names, a column its blocks hold, or
+    one of those listed here (restored from the arms, the blocks or the sums, or computed again)."""
+    from lesson_credit.core.log.cache import ACCUMULATORS
+    from lesson_credit.core.log.columns import Column, Objects, RowMap
+    from lesson_credit.core.log.index import LogIndex
+
+    arms = {"c.md": {"alpha": 2, "beta": 3, "n": 4, "rewards": 1}}
+    seen = {"path": "/x.json", "created": "c", "arms": arms, "sessions": 19}
+    lines = _history(20) + [
+        _session("s1", 0.5, 0.5),  # a duplicate: a problem naming its session
+        json.dumps({"type": "prior", "arms": arms, "sessions": 40, "created": "agent a"}),
+        json.dumps({"type": "prior", "increments": True, "arms": arms, "sessions": 1, "seen": seen}),
+        json.dumps({"type": "export", "path": "/x.json", "created": "c", "arms": arms, "sessions": 18}),
+        json.dumps({"type": "retire", "retired": ["c.md"]}),
+        json.dumps({"type": "grade", "session_id": "s3", "base_reward": 0.2, "grader": "llm judge"}),
+    ]
+    ws = _make(tmp_path, lines)
+    ws.posterior()
+    parsed = ws._reader.index
+    assert isinstance(ws.log, EventLog) and LogCache(ws.log).path.exists()
+    again = Workspace(tmp_path)
+    again.posterior()
+    cached = again._reader.index
+    assert cached.parts and cached.end == parsed.end  # (read from the cache)
+    for name in ACCUMULATORS:
+        assert _state(getattr(cached, name)) == _state(getattr(parsed, name)), name
+    assert any(p.session_id == "s1" for p in cached.problems) and cached.retired and len(cached.grade_rows) == 2
+    assert len(cached.prior_steps) == 2 and len(cached.increment_steps) == 1 and cached.exports
+    others = {"arm_ids", "arm_index", "unicode_arms", "_logged", "_spelled", "_raw_arm", "end", "lines", "blocks"}
+    others |= {"lookup", "selection_chunks", "parts", "_scored"}
+    for name, value in vars(LogIndex()).items():
+        assert name in ACCUMULATORS or name in others or isinstance(value, Column | Objects | RowMap), name

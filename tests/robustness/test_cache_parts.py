@@ -128,25 +128,28 @@ def test_a_new_cache_is_written_in_64_kb_pages(tmp_path: Path) -> None:
     assert Workspace(root).data().n_sessions == len(IDS)  # and it reads back
 
 
-def test_a_new_cache_keeps_a_pointer_map_and_an_older_file_is_given_one(tmp_path: Path) -> None:
+def test_a_new_cache_keeps_a_pointer_map_and_an_older_versions_file_is_not_used_but_rebuilt(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     # auto_vacuum 2 (incremental) keeps pointer-map pages: SQLite finds a section far into a block's blob from
-    # them instead of reading every overflow page before it. SQLite's own default is 0 (none), which the old
-    # code left, and a file of an older version kept its layout (4 KB pages) when its tables were made again.
+    # them instead of reading every overflow page before it. SQLite's own default is 0 (none).
     root = _workspace(tmp_path)
     db = root / CACHE_REL / DB_NAME
     with sqlite3.connect(db) as conn:
         assert conn.execute("PRAGMA auto_vacuum").fetchone() == (2,)
+    want = Workspace(root, use_cache=False).lesson_table().as_json()
     db.unlink()
-    with sqlite3.connect(db) as conn:  # as an older version left it: SQLite's defaults, another user_version
+    with sqlite3.connect(db) as conn:  # as an older version left it: its own tables, another user_version
         conn.execute("CREATE TABLE meta(key TEXT PRIMARY KEY, value BLOB NOT NULL)")
+        conn.execute("INSERT INTO meta VALUES ('head', x'00')")
         conn.execute("PRAGMA user_version = 3")
-        assert conn.execute("PRAGMA auto_vacuum").fetchone() == (0,)
-        assert conn.execute("PRAGMA page_size").fetchone() == (4096,)
-    assert Workspace(root).data().n_sessions == len(IDS)  # not read (another version); parsed and saved again
+    capsys.readouterr()
+    assert Workspace(root).lesson_table().as_json() == want  # not read (another version): parsed, and saved again
+    assert f"{DB_NAME} is from another version; rebuilding it from the log" in capsys.readouterr().err
     with sqlite3.connect(db) as conn:
-        assert conn.execute("PRAGMA auto_vacuum").fetchone() == (2,)
-        assert conn.execute("PRAGMA page_size").fetchone() == (65536,)
-    assert _parts(root) and Workspace(root).data().n_sessions == len(IDS)
+        assert conn.execute("PRAGMA user_version").fetchone() != (3,)
+    assert _parts(root) and Workspace(root).lesson_table().as_json() == want
+    assert "rebuilding" not in capsys.readouterr().err  # read from the rebuilt cache, without a word
 
 
 def test_a_section_at_the_end_of_a_big_block_is_read_without_the_pages_before_it(tmp_path: Path) -> None:
@@ -448,8 +451,7 @@ def test_a_category_every_session_repeats_is_held_once_read_from_the_log_or_the_
 
 def test_an_older_versions_database_cache_is_not_read_whole(tmp_path: Path) -> None:
     """Before c1d3c88 a database's cache was one file holding the whole index (342 MB at 1M), then a
-    head and part files under that name. Such a file is never read (tracemalloc), and the next save
-    removes it."""
+    head and part files under that name. Such a file is never read (tracemalloc) nor in the way."""
     import tracemalloc
 
     from lesson_credit.core.log.cache import PgLogCache
@@ -472,7 +474,6 @@ def test_an_older_versions_database_cache_is_not_read_whole(tmp_path: Path) -> N
     cache.save(ws._reader.index, "", False)
     loaded = cache.load()
     assert loaded is not None and loaded[0].n_sessions == len(IDS)
-    assert not head.exists()
 
 
 def test_keeping_a_database_caches_sums_never_fails_a_command(tmp_path: Path) -> None:
