@@ -135,6 +135,8 @@ def parse_config(path: Path, text: str | None) -> Config:
     for name, value in data.items():  # a table we do not know is kept, unless it is a known one misspelt
         if name not in KEYS + TABLES and not (isinstance(value, dict) and not _near(name, TABLES)):
             raise unknown_key(path, name, KEYS + TABLES)
+        if isinstance(value, dict):
+            _none_swallowed(path, name, value)
     prior = data.get("prior", {})
     if not isinstance(prior, dict):
         raise ConfigError(f"{path}: [prior] must be a table with alpha and beta")
@@ -165,6 +167,18 @@ def parse_config(path: Path, text: str | None) -> Config:
     return Config(
         settings, k, extra, outcomes, policy, reward_priority=priority, records=records, categories=categories
     )
+
+
+def _none_swallowed(path: Path, name: str, table: dict[str, Any]) -> None:
+    """A top-level setting written below a `[table]` line is that table's key in TOML: in [outcomes] it would be an
+    outcome, in [store] or another tool's table ignored, the default left in force without a word. Refused."""
+    if name == "categories":  # (a category may be named anything; a setting there is refused as not a list)
+        return
+    if swallowed := sorted(set(table) & set(KEYS)):
+        raise ConfigError(
+            f"{path}: {swallowed[0]} is inside [{name}] (TOML reads every key below a [table] line into it): "
+            f"put {swallowed[0]} above the first [table] line"
+        )
 
 
 def _near(name: str, known: tuple[str, ...]) -> bool:

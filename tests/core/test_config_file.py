@@ -190,6 +190,36 @@ def test_an_unknown_key_or_a_wrong_type_is_a_one_line_error(tmp_path: Path, text
     assert message in str(info.value) and "\n" not in str(info.value)
 
 
+# a setting written below a [table] line is that table's key in TOML: before, in [outcomes] it became an outcome
+# word ('decay' worth 0.97), in [store] or another tool's table it was ignored, the default in force without a word
+SWALLOWED = [
+    ("[outcomes]\nnoop = 0.5\ndecay = 0.97\n", "decay is inside [outcomes]"),
+    ('[store]\nurl = ""\nfloor = 0.5\n', "floor is inside [store]"),
+    ("[team]\nk = 3\n", "k is inside [team]"),
+    ('[select]\npolicy = "seed"\nstrategy = "evidence"\n', "strategy is inside [select]"),
+]
+
+
+@pytest.mark.parametrize(("text", "message"), SWALLOWED)
+def test_a_setting_below_a_table_line_is_a_one_line_error(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert message in str(info.value) and "\n" not in str(info.value)
+
+
+def test_the_same_settings_above_the_first_table_line_are_read(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text('decay = 0.97\nfloor = 0.5\nk = 3\n[outcomes]\nnoop = 0.5\n[store]\nurl = ""\n[team]\nname = "b"\n')
+    config = load_config(path)
+    assert (config.credit.decay, config.credit.floor, config.k) == (0.97, 0.5, 3)
+    assert config.outcome_overrides == {"noop": 0.5}
+    # a category may have any name, a setting's among them (its value must be keywords)
+    path.write_text('[categories]\ndecay = ["slow"]\n')
+    assert load_config(path).categories == {"decay": ("slow",)}
+
+
 def test_a_table_we_do_not_know_is_kept_not_refused(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
     path.write_text('[team]\nname = "blue"\n')
