@@ -4,15 +4,17 @@ gptme's lesson auto-include withholds each matched lesson with probability epsil
 `state/lesson-dropout/<session_id>.jsonl`, one JSON object per auto-include call:
 `{"ts", "session_id", "epsilon", "withheld": [{"path", "title", ...}], "matched": [...]}`, where
 `matched` lists the lessons that were *kept* (docs/format.md §6). Paths are as gptme saw them (usually
-absolute); the caller maps them to library ids. Over a session's lines, a lesson counts as the
-first line naming it decided (kept or withheld; a line naming it on both sides: kept).
+absolute); the caller maps them to library ids. A file's lines are its session's (a line naming another
+session is skipped: `_belongs`); over them, a lesson counts as the first line naming it decided (kept or
+withheld; a line naming it on both sides: kept), at that line's epsilon.
 
 Whether a matched lesson was kept is decided by a coin, so among graded sessions where a lesson
-matched, mean reward when kept minus mean reward when withheld estimates its effect without
-confounding. Only the first coin: gptme offers a withheld lesson again when its keywords come up
-again, and a session going badly brings them up more, so "kept in any call" would gather the bad
-sessions on the kept side. The interval is a Welch t interval on moderated variances (as
-`lesson_credit.core.analysis.effects`).
+matched and its coin had one epsilon, mean reward when kept minus mean reward when withheld estimates its
+effect without confounding; the epsilons' differences are combined (core/analysis/stratified.py: an
+epsilon that changed with the baseline confounds the pooled difference). Only the first coin: gptme offers
+a withheld lesson again when its keywords come up again, and a session going badly brings them up more, so
+"kept in any call" would gather the bad sessions on the kept side. The interval is a Welch t interval on
+moderated variances (as `lesson_credit.core.analysis.effects`).
 
 A session with a line without `matched` (gptme-contrib's Claude Code hook logs only what it withheld) is
 no trial: which lessons its calls kept is not known (docs/format.md §6).
@@ -28,7 +30,8 @@ import json
 import math
 import os
 import stat
-from collections.abc import Callable, Mapping, Sequence
+import unicodedata
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -36,8 +39,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from lesson_credit.core.analysis.effects import moderated_welch
 from lesson_credit.core.analysis.estimates import Randomized
+from lesson_credit.core.analysis.stratified import stratified_difference
 from lesson_credit.core.base.files import StoreError, WriteGuard, open_append
 from lesson_credit.core.base.numbers import counted, listed, signed
 from lesson_credit.core.base.safe_json import JsonError, decode_json
@@ -54,19 +57,25 @@ MIN_SIDE = 2  # sessions kept and withheld before an estimate is shown (the head
 BOM = b"\xef\xbb\xbf"  # a UTF-8 byte order mark (an editor on Windows saves one): no data at a file's start
 
 
-@dataclass(frozen=True)
-class DropoutSession:
-    session_id: str
-    kept: frozenset[str]
-    withheld: frozenset[str]  # withheld by the first line naming it
-    epsilon: float | None
-
-
 class Coin(NamedTuple):
     """A lesson's dropout coin as the first trial line naming it decided it."""
 
     kept: bool
     epsilon: float | None  # that line's epsilon (None: it names none in [0, 1]): P(withheld) when it was flipped
+
+
+@dataclass(frozen=True)
+class DropoutSession:
+    session_id: str
+    coins: Mapping[str, Coin]  # each lesson's first coin, with the epsilon of the line that flipped it
+
+    @property
+    def kept(self) -> frozenset[str]:
+        return frozenset(lesson for lesson, coin in self.coins.items() if coin.kept)
+
+    @property
+    def withheld(self) -> frozenset[str]:  # withheld by the first line naming it
+        return frozenset(lesson for lesson, coin in self.coins.items() if not coin.kept)
 
 
 @dataclass(frozen=True)
@@ -120,15 +129,15 @@ def _file_lines(raw: bytes) -> list[bytes]:
 
 
 def read_dropout_logs(directory: Path, map_id: Callable[[str], str]) -> DropoutLog:
-    """Every `<session_id>.jsonl` under `directory` (not recursive); empty when there is none."""
+    """Every `<session_id>.jsonl` under `directory` (not recursive), each the trial of the session it names
+    (`_belongs`); empty when there is none."""
     try:
         info = directory.lstat()
     except OSError:
         return DropoutLog({})
     if not stat.S_ISDIR(info.st_mode):
         return DropoutLog({}, (f"{directory}: not a directory; dropout logs ignored",))
-    decided: dict[str, dict[str, bool]] = {}  # per session, each lesson's first coin: kept or not
-    epsilon: dict[str, float | None] = {}
+    decided: dict[str, dict[str, Coin]] = {}  # per session, each lesson's first coin
     problems: list[str] = []
     unknown_kept: dict[str, None] = {}  # sessions with a line that names no kept lessons (no `matched`), in order
     with os.scandir(directory) as entries:
@@ -139,46 +148,81 @@ def read_dropout_logs(directory: Path, map_id: Callable[[str], str]) -> DropoutL
     for name in names:
         path = directory / name
         try:
-            raw = _read_regular(path)
+            trial = _read_trial(path, name[: -len(".jsonl")], map_id)
         except OSError as exc:
             problems.append(f"{path}: {exc.strerror or exc}; skipped")
             continue
-        for number, line in enumerate(_file_lines(raw), start=1):
-            if not line.strip():
-                continue
-            try:
-                record = decode_json(line, path, number)
-            except JsonError as exc:
-                problems.append(f"{path}:{number}: {exc.reason}; skipped")
-                continue
-            if not isinstance(record, dict):
-                problems.append(f"{path}:{number}: not an object; skipped")
-                continue
-            sid = record.get("session_id")
-            session_id = sid if isinstance(sid, str) and sid else name[: -len(".jsonl")]
-            coins = decided.setdefault(session_id, {})
-            if "matched" not in record:
-                unknown_kept[session_id] = None
-            for lesson, kept in _line_coins(record, map_id).items():
-                coins.setdefault(lesson, kept)
-            eps = record.get("epsilon")
-            if isinstance(eps, int | float) and not isinstance(eps, bool) and math.isfinite(eps):
-                epsilon[session_id] = float(eps)
-            else:
-                epsilon.setdefault(session_id, None)
-    sessions = {
-        sid: DropoutSession(
-            sid,
-            frozenset(lesson for lesson, kept in coins.items() if kept),
-            frozenset(lesson for lesson, kept in coins.items() if not kept),
-            epsilon.get(sid),
-        )
-        for sid, coins in decided.items()
-        if sid not in unknown_kept
-    }
+        problems.extend(trial.problems)
+        if not trial.lines:  # (nothing of its own: no trial)
+            continue
+        if trial.unknown_kept:
+            unknown_kept[trial.session_id] = None
+        coins = decided.setdefault(trial.session_id, {})
+        for lesson, coin in trial.coins.items():
+            coins.setdefault(lesson, coin)
+    sessions = {sid: DropoutSession(sid, coins) for sid, coins in decided.items() if sid not in unknown_kept}
     if unknown_kept:
         problems.append(_unknown_kept_problem(directory, list(unknown_kept)))
     return DropoutLog(sessions, tuple(problems))
+
+
+class _Trial(NamedTuple):
+    session_id: str  # as a line spells it (the event log's id), else the file's name
+    coins: dict[str, Coin]
+    unknown_kept: bool  # a line without `matched`
+    problems: list[str]
+    lines: int  # the session's own lines read
+
+
+def _belongs(named: object, stem: str) -> bool:
+    """Whether a line whose `session_id` is `named` is part of the trial of `<stem>.jsonl`'s session. gptme's
+    auto-include writes each line to the file of the session id the line names (as `select --dropout` does), so a
+    line naming another session was moved or copied there: its place in the file is no order of that session's
+    calls, and it is no coin of either session (skipped, and said). A line without a session id (or with one
+    that is no string) is the file's; one naming it in another Unicode form is too (a file system that stores
+    names decomposed, as macOS's HFS+ does)."""
+    if not isinstance(named, str) or not named or named == stem:
+        return True
+    return unicodedata.normalize("NFC", named) == unicodedata.normalize("NFC", stem)
+
+
+def _read_trial(path: Path, stem: str, map_id: Callable[[str], str]) -> _Trial:
+    """One session's dropout file: each lesson's first coin over the lines of that session, in file order (the
+    order gptme appended them); OSError when the file cannot be read."""
+    raw = _read_regular(path)
+    coins: dict[str, Coin] = {}
+    problems: list[str] = []
+    others: dict[str, None] = {}
+    moved, own, named, unknown_kept = 0, 0, None, False
+    for number, line in enumerate(_file_lines(raw), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = decode_json(line, path, number)
+        except JsonError as exc:
+            problems.append(f"{path}:{number}: {exc.reason}; skipped")
+            continue
+        if not isinstance(record, dict):
+            problems.append(f"{path}:{number}: not an object; skipped")
+            continue
+        sid = record.get("session_id")
+        if not _belongs(sid, stem):
+            moved += 1
+            others[str(sid)] = None
+            continue
+        own += 1
+        if isinstance(sid, str) and sid and named is None:
+            named = sid
+        unknown_kept = unknown_kept or "matched" not in record
+        eps = _line_epsilon(record)
+        for lesson, kept in _line_coins(record, map_id).items():
+            coins.setdefault(lesson, Coin(kept, eps))
+    if moved:
+        problems.append(
+            f"{path}: {counted(moved, 'line')} {'names' if moved == 1 else 'name'} another session than the "
+            f"file's ({listed(list(others), 3)}), where gptme writes only the file's session's lines: skipped"
+        )
+    return _Trial(named or stem, coins, unknown_kept, problems, own)
 
 
 def _unknown_kept_problem(directory: Path, sessions: Sequence[str]) -> str:
@@ -218,39 +262,45 @@ def unlogged_problem(directory: Path, randomized: Mapping[str, Randomized], logg
 def randomized_effects(
     log: DropoutLog, row_of: Callable[[str], int | None], base: FloatArray, min_side: int = MIN_SIDE
 ) -> dict[str, Randomized]:
-    """Per lesson: mean reward of graded sessions where it matched and was kept minus where it was
-    withheld, with a 95% interval; lessons with fewer than `min_side` on a side get counts only."""
-    groups: dict[str, tuple[list[float], list[float]]] = {}
-    graded: list[float] = []
+    """Per lesson, among graded sessions where it matched: mean reward when its first coin kept it minus when
+    that coin withheld it, per epsilon the coin was flipped at (each coin's own: its line's), the epsilons'
+    differences combined weighted by their sessions (`stratified_difference`), with a 95% interval; lessons with
+    fewer than `min_side` on a side (at epsilons with both sides) get counts only. Pooling the epsilons credited
+    a lesson with whatever changed with epsilon: withheld at 0.1 while rewards were low and at 0.5 once they rose,
+    a lesson without effect read -0.17. Each side's variance is moderated toward the rewards' spread within
+    sessions of the same epsilons (`_spread`)."""
+    groups: dict[str, dict[float | None, tuple[list[float], list[float]]]] = {}
+    graded: dict[frozenset[float | None], list[float]] = {}  # graded sessions' rewards by their coins' epsilons
     for session in log.sessions.values():
         row = row_of(session.session_id)
         if row is None or not (0 <= row < len(base)) or math.isnan(float(base[row])):
             continue
         reward = float(base[row])
-        graded.append(reward)
-        for lesson in session.kept:
-            groups.setdefault(lesson, ([], []))[0].append(reward)
-        for lesson in session.withheld:
-            groups.setdefault(lesson, ([], []))[1].append(reward)
-    pooled = float(np.var(graded, ddof=1)) if len(graded) > 1 else 0.0
+        graded.setdefault(frozenset(coin.epsilon for coin in session.coins.values()), []).append(reward)
+        for lesson, coin in session.coins.items():
+            sides = groups.setdefault(lesson, {}).setdefault(coin.epsilon, ([], []))
+            sides[0 if coin.kept else 1].append(reward)
+    pooled = _spread(graded.values())
     out: dict[str, Randomized] = {}
-    for lesson, (k, w) in sorted(groups.items()):
-        if len(k) < min_side or len(w) < min_side:
-            out[lesson] = Randomized(None, None, None, len(k), len(w))
-            continue
-        x, y = np.array(k), np.array(w)
-        delta, p_value, half = moderated_welch(
-            np.array([x.mean()]),
-            np.array([x.var(ddof=1)]),
-            np.array([float(len(x))]),
-            np.array([y.mean()]),
-            np.array([y.var(ddof=1)]),
-            np.array([float(len(y))]),
-            pooled,
+    for lesson, strata in sorted(groups.items()):
+        r = stratified_difference(list(strata.values()), pooled, min_side)
+        out[lesson] = Randomized(
+            r.estimate, r.ci_low, r.ci_high, r.n_treated, r.n_control, r.p_value, r.n_unused, r.strata
         )
-        d, h = float(delta[0]), float(half[0])
-        out[lesson] = Randomized(d, d - h, d + h, len(k), len(w), float(p_value[0]))
     return out
+
+
+def _spread(groups: Iterable[Sequence[float]]) -> float:
+    """The rewards' variance around their group's mean (pooled over groups: sum of squares over sessions less
+    groups), 0 without a degree of freedom. The groups are sessions whose coins had the same epsilons: with one
+    epsilon throughout, the graded sessions' variance; a baseline that moved when epsilon changed is no spread
+    of a session's reward, and counted as one it widened every interval (most the small sides')."""
+    squares, df = 0.0, 0
+    for rewards in groups:
+        values = np.asarray(rewards, dtype=np.float64)
+        squares += float(np.sum((values - values.mean()) ** 2))
+        df += len(values) - 1
+    return squares / df if df > 0 else 0.0
 
 
 def _line_coins(record: dict[str, Any], map_id: Callable[[str], str]) -> dict[str, bool]:
@@ -270,28 +320,16 @@ def _line_epsilon(record: dict[str, Any]) -> float | None:
 
 def session_coins(directory: Path, session_id: str, map_id: Callable[[str], str]) -> dict[str, Coin]:
     """The coins the session's trial lines already decided, each lesson's first, as `read_dropout_logs`
-    counts them, with the epsilon they were flipped at: a second `select --dropout` for the session (a hook
+    counts them (the lines of `<session_id>.jsonl` that are the session's: `_belongs`), with the epsilon they
+    were flipped at: a second `select --dropout` for the session (a hook
     run twice) keeps them, so the lessons its record injects are the ones the log says were kept, and
     weighs them by that epsilon (`apply_dropout`). Empty without a readable log."""
     if check_dropout_session_id(session_id) is not None:
         return {}
-    path = directory / f"{session_id}.jsonl"
     try:
-        raw = _read_regular(path)
+        return _read_trial(directory / f"{session_id}.jsonl", session_id, map_id).coins
     except OSError:
         return {}
-    coins: dict[str, Coin] = {}
-    for number, line in enumerate(_file_lines(raw), start=1):
-        try:
-            record = decode_json(line, path, number) if line.strip() else None
-        except JsonError:
-            continue
-        sid = record.get("session_id") if isinstance(record, dict) else None
-        if isinstance(record, dict) and (sid if isinstance(sid, str) and sid else session_id) == session_id:
-            eps = _line_epsilon(record)
-            for lesson, kept in _line_coins(record, map_id).items():
-                coins.setdefault(lesson, Coin(kept, eps))
-    return coins
 
 
 def check_dropout_session_id(session_id: str) -> str | None:

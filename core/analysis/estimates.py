@@ -50,7 +50,9 @@ GROUP_LISTED = 32  # a group's members loo-results.json lists in each member's `
 
 @dataclass(frozen=True)
 class Randomized:
-    """Kept-minus-withheld mean reward among graded sessions where the lesson matched (dropout logs)."""
+    """Kept-minus-withheld mean reward among graded sessions where the lesson matched (dropout logs), per epsilon
+    its coin was flipped at, combined (core/analysis/stratified.py). The counts are of the epsilons with a kept and
+    a withheld session; `n_unused`: sessions at an epsilon with no kept or no withheld one (they say nothing)."""
 
     estimate: float | None
     ci_low: float | None
@@ -58,6 +60,8 @@ class Randomized:
     n_kept: int
     n_withheld: int
     p_value: float | None = None
+    n_unused: int = 0
+    strata: int = 1  # epsilons whose sessions count
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -67,6 +71,8 @@ class Randomized:
             "n_kept": self.n_kept,
             "n_withheld": self.n_withheld,
             "p_value": self.p_value,
+            "n_unused": self.n_unused,
+            "strata": self.strata,
         }
 
 

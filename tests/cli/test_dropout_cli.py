@@ -24,7 +24,10 @@ def test_loo_json_carries_randomized_only_where_dropout_logs_exist(tmp_path: Pat
     rows = {r["lesson"]: r for r in json.loads(out)["results"]}
     # kept 0.8 0.6, withheld 0.7 0.4 0.5 (tests/support/dropout_logs.py): 0.7 - 0.5333
     assert rows[A]["randomized"]["estimate"] == pytest.approx(0.7 - 1.6 / 3)
-    assert set(rows[A]["randomized"]) == {"estimate", "ci_low", "ci_high", "n_kept", "n_withheld", "p_value"}
+    assert set(rows[A]["randomized"]) == {
+        "estimate", "ci_low", "ci_high", "n_kept", "n_withheld", "p_value", "n_unused", "strata"
+    }  # fmt: skip
+    assert (rows[A]["randomized"]["n_unused"], rows[A]["randomized"]["strata"]) == (0, 1)  # (every line at 0.3)
     plain = make_workspace(tmp_path, lessons=LESSONS, events=[session("x", 0.5, {A: 0.5})], name="plain")
     code, out, _ = run_cli("loo", "--workspace", str(plain), "--json", "--no-write")
     assert code == 0
