@@ -5,18 +5,23 @@ that by decoding it cost every command the whole decode (1,500,000 arms, 235 MB:
 `count_arms` counts the members of the top-level object's "arms" object a few MB at a time, following strings, escapes
 and nesting as JSON has them (numpy, a few passes over each piece), and stops once past the number asked: the first
 100,000 arms of such a file are 15 MB. Bytes it cannot follow as a state file (no top-level object, no "arms" object,
-the file ended inside it) tell nothing (-1): the decode then decides as before. A document naming "arms" twice at the
+the file ended inside it, or bytes that are not JSON as far as the count read: `json_so_far`) tell nothing (-1): the
+decode then decides as before, and says where a file is not JSON. A document naming "arms" twice at the
 top level (no writer of a JSON object does) is counted by the first; the decoded file's are counted again after.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Iterator
 from typing import BinaryIO
 
+import msgspec
 import numpy as np
 
+# what `count_arms` counts, as a refusal says it: a decode keeps a key's last value, the count counts each
+ARM_KEYS = "keys of its arms object, a key given twice counted twice"
 CHUNK_BYTES = 1 << 22  # read and scanned at a time
 KEY_BYTES = 64  # a top-level key longer than this is not "arms" (spelled with escapes, \u0061rms..., it is 24 bytes)
 # the bytes told apart: `{`, `[`, `}` and `]`, `:` (no commas: each member has a colon), and strings' `"` and `\\`
@@ -25,6 +30,7 @@ _MARKS = dict(zip(b'{[}]:"\\', (OBJECT, ARRAY, CLOSE, CLOSE, COLON, QUOTE, SLASH
 _CODES = bytes(_MARKS.get(byte, 0) for byte in range(256))  # (bytes.translate: a byte's code, others 0)
 _STEP = np.array([0, 1, 1, -1, 0], dtype=np.int32)  # the depth each kind adds
 START, TOP, AFTER_KEY, IN_ARMS = range(4)  # where: before the top-level object, in it, after "arms":, in arms
+_BYTE = re.compile(r"\(byte (\d+)\)$")  # where msgspec says a document stops being JSON
 
 
 def fewest_bytes(arms: int) -> int:
@@ -148,13 +154,34 @@ class _Scan:
 def count_arms(pieces: Iterable[bytes | memoryview], limit: int) -> int:
     """The arms of the state file whose bytes are `pieces` (in order), counted until past `limit`: more than `limit`
     (the arms counted so far: it has at least as many), else all of them; -1 when they cannot be told (its bytes end
-    first, or cannot be followed as a state file: see the module's docstring)."""
+    first, or cannot be followed as a state file: see the module's docstring, or are not JSON as far as they were
+    read: `json_so_far`)."""
     scan = _Scan(limit)
+    read: list[bytes | memoryview] = []
     for piece in pieces:
         scan.read(piece)
+        read.append(piece)
         if scan.told is not None:
+            if scan.told and not json_so_far(b"".join(read)):
+                return -1  # (the decode says where it is not JSON, as of any file)
             return scan.arms if scan.told or scan.whole else -1
     return -1
+
+
+def json_so_far(data: bytes) -> bool:
+    """Whether `data` is JSON, or the start of some JSON document: checked without making its objects (msgspec skips
+    a Raw value, 3 ms a MB). The scan follows brackets, colons and strings only: `{"arms": {"a": 1 "b": 1}}` has two
+    colons in its arms object and is not JSON from its second member on."""
+    try:
+        msgspec.json.decode(data, type=msgspec.Raw)
+    except msgspec.DecodeError as exc:  # (the document goes on past the bytes read: cut short, or inside a number)
+        said, found = str(exc), _BYTE.search(str(exc))
+        if "truncated" in said or "trailing" in said:
+            return "truncated" in said  # (trailing: the document ended, and bytes follow it)
+        return found is not None and int(found.group(1)) >= len(data)
+    except RecursionError:  # (nested deeper than any state file: the decode refuses it, JSON_MAX_DEPTH)
+        return False
+    return True
 
 
 def more_arms_than(pieces: Iterable[bytes | memoryview], limit: int) -> bool:

@@ -25,7 +25,7 @@ import numpy as np
 from msgspec import Struct
 from msgspec.structs import replace
 
-from lesson_credit.core.bandit.arm_count import bytes_have_more_arms
+from lesson_credit.core.bandit.arm_count import ARM_KEYS, bytes_have_more_arms
 from lesson_credit.core.bandit.fold import Posterior
 from lesson_credit.core.bandit.saving import StateChanged as StateChanged
 from lesson_credit.core.bandit.saving import StateKept as StateKept
@@ -204,7 +204,9 @@ def check_arm_count(path: Path, raw: bytes, state: dict[str, Any] | None = None)
     """InteropError when a state file to import (its bytes `raw`; `state` decoded) has more than MAX_IMPORT_ARMS arms:
     told from its bytes before they are decoded, counted that far (arm_count.count_arms), else by the decoded file's."""
     if bytes_have_more_arms(raw, MAX_IMPORT_ARMS):
-        raise InteropError(f"{path}: more than {MAX_IMPORT_ARMS:,} arms; at most {MAX_IMPORT_ARMS:,} are imported")
+        raise InteropError(
+            f"{path}: more than {MAX_IMPORT_ARMS:,} arms ({ARM_KEYS}); at most {MAX_IMPORT_ARMS:,} are imported"
+        )
     if state is not None and isinstance(arms := state.get("arms"), dict) and len(arms) > MAX_IMPORT_ARMS:
         raise InteropError(f"{path}: {len(arms):,} arms; at most {MAX_IMPORT_ARMS:,} are imported")
 
@@ -452,8 +454,8 @@ def refuse_non_state(target: Path, ours: Mapping[Path, str]) -> float:
     why = next((what for path, what in ours.items() if target.resolve() == path.resolve()), None)
     if why is None and arms_past(target, most := never_read()):  # (never decoded: whether it holds evidence unlogged)
         raise InteropError(
-            f"{target} has more than {most:,} arms, more than lesson-credit reads in a state file; not replaced by "
-            "export-gptme, nothing exported: name a new file or a folder"
+            f"{target} has more than {most:,} arms ({ARM_KEYS}), more than lesson-credit reads in a state file; not "
+            "replaced by export-gptme, nothing exported: name a new file or a folder"
         )
     if why is None:
         waited = wait_out(target)

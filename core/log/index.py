@@ -41,10 +41,11 @@ from lesson_credit.core.log.events import (
     session_columns,
     to_event,
 )
+from lesson_credit.core.log.evidence import source_inputs
 from lesson_credit.core.log.exports import Exports
 from lesson_credit.core.log.lookup import IdChunk, SessionLookup, id_hash
 from lesson_credit.core.log.prior_counts import PriorCounts
-from lesson_credit.core.log.snapshot import BlockCache, Entries, FoldData, Graders, SourceInputs
+from lesson_credit.core.log.snapshot import BlockCache, Entries, FoldData, Graders
 from lesson_credit.core.log.steps import Steps
 from lesson_credit.core.log.store import LogProblem
 from lesson_credit.core.model.sources import DEFAULT_INPUTS, RewardInputs, code_of
@@ -525,16 +526,12 @@ class LogIndex(ArmNames):
                 rows[position] = row
                 if row < 0:
                     orphan.append(LogProblem(line, f"grade for unknown session {grade.session_id!r}", grade.session_id))
-        labels = self.outcome_labels.items() if outcomes else []
-        labelled = [(row, outcomes[label]) for row, label in labels if outcomes and label in outcomes]
-        log = SourceInputs(
-            own=self.session_base.view(),
-            own_source=self.session_source.view(),
-            outcome_rows=np.array([row for row, _ in labelled], dtype=np.int64),
-            outcome_values=np.array([value for _, value in labelled], dtype=np.float64),
-            grade_rows=rows,
-            grade_base=np.array(self.grade_base, dtype=np.float64),
-            grade_source=np.array(self.grade_source, dtype=np.int8),
+        log = source_inputs(
+            self.outcome_labels.items(),
+            outcomes or {},
+            rewards.external,
+            (self.session_base.view(), self.session_source.view()),
+            (rows, np.array(self.grade_base, dtype=np.float64), np.array(self.grade_source, dtype=np.int8)),
         )
         # as source_scores, densely only where sessions have evidence besides their own score, and after our
         # own append only for the sessions it named (core/log/scoring.py)

@@ -23,6 +23,8 @@ from msgspec import field as struct_field
 from lesson_credit.core.base.arrays import latest_per_row
 from lesson_credit.core.log.columns import Column
 from lesson_credit.core.log.events import GradeEvent
+from lesson_credit.core.log.evidence import SourceInputs as SourceInputs
+from lesson_credit.core.log.evidence import scored_by_log
 from lesson_credit.core.log.steps import StepArrays
 from lesson_credit.core.log.store import LogProblem
 from lesson_credit.core.model import credit as credit_mod
@@ -78,11 +80,12 @@ class FoldData(Struct, frozen=True, dict=True, eq=False):
 
     @cached_property
     def scored_once(self) -> npt.NDArray[np.bool_]:
-        """Per session: whether it had a score in force once, now or before a retraction or an undo took it back
-        (gptme's bandit counted it then, and never counts back: docs/format.md §7)."""
+        """Per session: whether it has a score in force, or the log gave it a result once (`scored_by_log`: before
+        a retraction or an undo took it back, or the settings made it pending; gptme's bandit counted it then,
+        and never counts back: docs/format.md §7)."""
         once = ~np.isnan(self.base)
         if self.evidence is not None:
-            once |= scored_by_log(self.evidence, self.scores().priority)[: self.n_sessions]
+            once |= scored_by_log(self.evidence, self.n_sessions)
         return once
 
     def scores(self) -> SourceScores:
@@ -516,33 +519,6 @@ class SourceScores(Struct, frozen=True, eq=False):
         """The scores in force under another priority (a what-if): NaN where no source in it has one."""
         base, _ = combine(self.values, priority, len(self.chosen))
         return base
-
-
-class SourceInputs(Struct, frozen=True):
-    """The log's evidence on each session's sources, as columns (see `source_scores`)."""
-
-    own: FloatArray  # the record's own score (NaN: pending or a string outcome)
-    own_source: CodeArray  # its source
-    outcome_rows: IntArray  # records with a string outcome that maps to a number
-    outcome_values: FloatArray
-    grade_rows: IntArray  # the row each grade event names (-1: unknown session)
-    grade_base: FloatArray  # NaN: a retraction
-    grade_source: CodeArray
-
-
-def scored_by_log(log: SourceInputs, priority: Sequence[str]) -> npt.NDArray[np.bool_]:
-    """Per session: whether an event of the log gave it a score of a source in `priority` (its record, an outcome
-    word, a grade), whatever came after. A score in force is the first of those sources that has one, so right
-    after that event the session had a score in force."""
-    read = np.zeros(len(SOURCES), dtype=np.bool_)
-    read[[SOURCES.index(source) for source in priority]] = True
-    once = ~np.isnan(log.own) & read.take(np.maximum(log.own_source, 0)) & (log.own_source >= 0)
-    if read[SOURCES.index(OUTCOME)]:
-        once[log.outcome_rows[~np.isnan(log.outcome_values)]] = True
-    known = (log.grade_rows >= 0) & (log.grade_rows < len(once)) & (log.grade_source >= 0)
-    graded = known & ~np.isnan(log.grade_base) & read.take(np.maximum(log.grade_source, 0))
-    once[log.grade_rows[graded]] = True
-    return once
 
 
 def source_scores(log: SourceInputs, inputs: RewardInputs) -> tuple[FloatArray, SourceScores, IntArray, IntArray]:

@@ -19,7 +19,7 @@ from lesson_credit.core.base.sealed import seal, unseal
 from lesson_credit.core.log.index import LogIndex
 from lesson_credit.core.log.snapshot import FoldData
 
-VERDICT_MAGIC = b"lesson-credit kept-verdict 6\n"  # 6: a session whose grade was taken back counts in the log's count
+VERDICT_MAGIC = b"lesson-credit kept-verdict 7\n"  # 7: a session the log gave a result counts, whatever the settings
 
 
 class Untold(str):

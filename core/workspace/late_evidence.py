@@ -27,8 +27,9 @@ from lesson_credit.core.bandit.stamps import gptme_time, same_time
 from lesson_credit.core.base.ids import normalize_id, one_form
 from lesson_credit.core.log import scoring
 from lesson_credit.core.log.events import FileNumbers
+from lesson_credit.core.log.evidence import scored_by_log, source_inputs
 from lesson_credit.core.log.index import LogIndex
-from lesson_credit.core.log.snapshot import FloatArray, SourceInputs, scored_by_log
+from lesson_credit.core.log.snapshot import FloatArray
 from lesson_credit.core.model import credit as credit_mod
 from lesson_credit.core.model.sources import RewardInputs
 
@@ -93,20 +94,19 @@ class LateGrades:
             index, n = self.index, self.post.data.n_sessions
             lines, rows = self._grades
             before = lines < line
-            labelled = [
-                (row, self.outcomes[label]) for row, label in index.outcome_labels.items() if label in self.outcomes
-            ]
-            inputs = SourceInputs(
-                own=index.session_base.view()[:n],
-                own_source=index.session_source.view()[:n],
-                outcome_rows=np.array([row for row, _ in labelled], dtype=np.int64),
-                outcome_values=np.array([value for _, value in labelled], dtype=np.float64),
-                grade_rows=rows[before],
-                grade_base=np.array(index.grade_base, dtype=np.float64)[before],
-                grade_source=np.array(index.grade_source, dtype=np.int8)[before],
+            inputs = source_inputs(
+                ((row, label) for row, label in index.outcome_labels.items() if row < n),
+                self.outcomes,
+                self.rewards.external,
+                (index.session_base.view()[:n], index.session_source.view()[:n]),
+                (
+                    rows[before],
+                    np.array(index.grade_base, dtype=np.float64)[before],
+                    np.array(index.grade_source, dtype=np.int8)[before],
+                ),
             )
             self._bases[line] = scoring.scores(inputs, self.rewards)[0]
-            self._once[line] = scored_by_log(inputs, self.rewards.priority)
+            self._once[line] = scored_by_log(inputs, n)
         return self._bases[line]
 
     def sessions_before(self, line: int) -> int | None:

@@ -19,6 +19,7 @@ import numpy as np
 
 from lesson_credit.core.bandit import increments as foreign
 from lesson_credit.core.bandit import interop
+from lesson_credit.core.bandit.arm_count import ARM_KEYS
 from lesson_credit.core.bandit.stamps import same_time
 from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.base.files import LockHeld, StoredUnread, reading_back
@@ -38,6 +39,15 @@ if TYPE_CHECKING:  # imported where used: the analysis and the joint fit are not
 # what becomes of the state file after a command that logs gptme's update without rewriting it (a `select`)
 LEFT_TILL_REWRITTEN = "the file is left as it is until a write or `status` rewrites it from the log"
 STATE_ATTEMPTS = 3  # rewrites of bandit-state.json tried while another tool keeps saving it meanwhile
+NEW_ARMS_SLACK = 1_000  # arms beyond the library's lessons an update of the own state file may bring (new_arms_room)
+STATE_BYTES_FLOOR = 4 << 20  # a state file takes at most this and STATE_BYTES_PER_ARM an arm (refuse_arms_file)
+STATE_BYTES_PER_ARM = 4096  # gptme's arm is 200 bytes; room for its contextual arms and keys we do not know
+LEFT = "left as it is, nothing logged (delete it, and the next write writes it from the log)"
+
+
+def state_bytes_room(arms: int) -> int:
+    """The bytes a state file of `arms` arms may take (refuse_arms_file)."""
+    return STATE_BYTES_FLOOR + STATE_BYTES_PER_ARM * arms
 
 
 class StateFile(WrittenCopies):
@@ -229,43 +239,72 @@ class StateFile(WrittenCopies):
         assert memo is not None
         return memo[3]
 
+    def new_arms_room(self) -> tuple[int, str]:
+        """How many arms beyond the log's an update of the own state file may bring, and what that number is: the
+        library's lessons (gptme's bandit draws from them) and NEW_ARMS_SLACK more (lessons gptme has and the
+        library lacks), at most the lessons a log names (arm_names.MAX_LOG_LESSONS). Each arm logged costs every
+        command after its work (99,000 arms beyond the demo's: 7.9 s and 456 MB the command that logged them, 3.9 s
+        and 392 MB every command after, against 0.5 s and 71 MB)."""
+        library = len(self.library().lessons)
+        if library + NEW_ARMS_SLACK >= (cap := arm_names.MAX_LOG_LESSONS):
+            return cap, f"the {cap:,} lessons a log names"
+        return library + NEW_ARMS_SLACK, f"the library's {library:,} lessons plus {NEW_ARMS_SLACK:,}"
+
     def refuse_too_many(self, state: dict[str, Any]) -> None:
-        """StateKept when the state file `state`, not as we wrote it, has more arms beyond the log's than a log names
-        lessons (arm_names.MAX_LOG_LESSONS): no update of gptme's bandit (a session adds the few lessons it drew),
-        and each arm would cost every command its work (1,500,000 arms: 243 s and 2.86 GB), so it is refused before
-        any is read. gptme's save drops our stamp: a file without it is not ours, told without hashing it. Such a file
-        is refused before it is decoded (`refuse_arms_file`); this tells one its bytes did not (two "arms" keys)."""
+        """StateKept when the state file `state`, not as we wrote it, has more arms beyond the log's than an update
+        may bring (`new_arms_room`): no update of gptme's bandit (a session adds the few lessons it drew), and each
+        arm would cost every command its work (1,500,000 arms: 243 s and 2.86 GB), so it is refused before any is
+        read. gptme's save drops our stamp: a file without it is not ours, told without hashing it. Such a file is
+        refused before it is decoded (`refuse_arms_file`); this tells one its bytes did not (two "arms" keys)."""
         arms = state.get("arms")
-        if not isinstance(arms, dict) or len(arms) <= arm_names.MAX_LOG_LESSONS:  # (no fold needed to tell)
+        room, said = self.new_arms_room()
+        if not isinstance(arms, dict) or len(arms) <= room:  # (no fold needed to tell)
             return
-        if (more := len(arms) - (logged := len(self.posterior().arm_ids))) <= arm_names.MAX_LOG_LESSONS:
+        if (more := len(arms) - (logged := len(self.posterior().arm_ids))) <= room:
             return
         if interop.STAMP_KEY not in state or not interop.written_by_us(state):
             raise interop.StateKept(
                 f"{self.state_path} has {len(arms):,} arms, {more:,} more than the {logged:,} of the log: more than "
-                f"the {arm_names.MAX_LOG_LESSONS:,} lessons a log names, so no update of gptme's bandit; left as it "
-                "is, nothing logged (delete it, and the next write writes it from the log)"
+                f"{said}, so no update of gptme's bandit; {LEFT}"
             )
 
     def refuse_arms_file(self) -> None:
-        """`refuse_too_many` before the state file is read: StateKept when its bytes show more arms than the log's and
-        arm_names.MAX_LOG_LESSONS more, counted that far and no further, never decoded (interop.arms_past; decoding
-        1,500,000 arms cost every command 10 s of CPU and 1.4 GB). No file of ours has that many: we write the log's
-        arms, at most MAX_LOG_LESSONS. Nothing said of a file no command reads as the state file (a link to the log:
-        `guard.replaceable` says that)."""
+        """`refuse_too_many` before the state file is read, never decoded: StateKept when it takes more bytes than a
+        file of the log's arms and `new_arms_room` more can (STATE_BYTES_FLOOR, STATE_BYTES_PER_ARM: decoding takes
+        0.1 s and 15 MB a MB of small keys, however few its arms), or when its bytes show more arms than the log's
+        and that room (the keys of its arms object, counted that far and no further: interop.arms_past; decoding
+        1,500,000 arms cost every command 10 s of CPU and 1.4 GB). No file of ours is either: we write the log's
+        arms. Nothing said of a file no command reads as the state file (a link to the log: `guard.replaceable`
+        says that)."""
         try:
             self.guard.replaceable(self.state_path)
-        except StoreError:
+            size = os.stat(self.state_path).st_size if os.path.isfile(self.state_path) else 0
+        except (StoreError, OSError):
             return
-        cap = arm_names.MAX_LOG_LESSONS
-        if not interop.arms_past(self.state_path, cap):  # (no fold needed to tell)
+        room, said = self.new_arms_room()
+        if size <= state_bytes_room(room) and not interop.arms_past(self.state_path, room):  # (no fold to tell)
             return
-        if interop.arms_past(self.state_path, limit := (logged := len(self.posterior().arm_ids)) + cap):
+        logged = len(self.posterior().arm_ids)
+        if size > (most := state_bytes_room(logged + room)):
             raise interop.StateKept(
-                f"{self.state_path} has over {limit:,} arms (counted no further): over {cap:,} more than the "
-                f"{logged:,} of the log, more than the {cap:,} lessons a log names, so no update of gptme's bandit; "
-                "left as it is, nothing logged (delete it, and the next write writes it from the log)"
+                f"{self.state_path} takes {size:,} bytes, more than the {most:,} a state file of the {logged:,} arms "
+                f"of the log and {said} takes, so no update of gptme's bandit; {LEFT}"
             )
+        if interop.arms_past(self.state_path, limit := logged + room):
+            raise interop.StateKept(
+                f"{self.state_path} has over {limit:,} arms ({ARM_KEYS}; counted no further): over {room:,} more "
+                f"than the {logged:,} of the log, more than {said}, so no update of gptme's bandit; {LEFT}"
+            )
+
+    def records_unread(self) -> str | None:
+        """As the base's, of a state file no command refuses unread (`refuse_arms_file`: every command says why it
+        is left as it is); the records a refused file names are not looked for (its decode would cost each refresh
+        of the dashboard as much as the commands are spared)."""
+        try:
+            self.refuse_arms_file()
+        except interop.StateKept:
+            return None
+        return super().records_unread()
 
     def foreign_update(self, state: dict[str, Any]) -> tuple[dict[str, foreign.Counts], int] | None:
         """What another tool (gptme's bandit) added to the state file `state` over the file of ours it

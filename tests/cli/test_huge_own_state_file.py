@@ -15,6 +15,7 @@ import msgspec
 import pytest
 
 from lesson_credit.core.bandit import arm_count, interop
+from lesson_credit.core.bandit.arm_count import ARM_KEYS
 from lesson_credit.core.log import arm_names
 from tests.cli.cli_fixtures import log_bytes, run
 from tests.cli.test_log_lesson_cap_own_file import arm, at_the_cap, gptme_session
@@ -35,7 +36,8 @@ def decoded(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     real = msgspec.json.decode
 
     def spying(data: Any, *args: Any, **kwargs: Any) -> Any:
-        if isinstance(data, bytes | bytearray | memoryview) and b'"x/0.md"' in bytes(data):
+        checked = kwargs.get("type") is msgspec.Raw  # (arm_count.json_so_far: skipped, no object made)
+        if isinstance(data, bytes | bytearray | memoryview) and b'"x/0.md"' in bytes(data) and not checked:
             seen.append(len(data))
         return real(data, *args, **kwargs)
 
@@ -51,8 +53,9 @@ def planted(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
 
 # 43 arms: a, b and café, and the 40 planted; counted as far as the 7th
 LINE = (
-    "has over 6 arms (counted no further): over 3 more than the 3 of the log, more than the 3 lessons a log names, so "
-    "no update of gptme's bandit; left as it is, nothing logged (delete it, and the next write writes it from the log)"
+    f"has over 6 arms ({ARM_KEYS}; counted no further): over 3 more than the 3 of the log, more than the 3 lessons "
+    "a log names, so no update of gptme's bandit; left as it is, nothing logged (delete it, and the next write writes "
+    "it from the log)"
 )
 
 
@@ -111,8 +114,8 @@ def test_export_onto_another_file_with_more_arms_than_ever_read_is_refused_unrea
     code, out, err = run(capsys, "export-gptme", "-w", str(ws), str(other))
     assert (code, out) == (1, ""), err
     assert err == (
-        f"lesson-credit: {other} has more than 6 arms, more than lesson-credit reads in a state file; not replaced "
-        "by export-gptme, nothing exported: name a new file or a folder\n"
+        f"lesson-credit: {other} has more than 6 arms ({ARM_KEYS}), more than lesson-credit reads in a state file; "
+        "not replaced by export-gptme, nothing exported: name a new file or a folder\n"
     )
     assert (other.read_bytes(), log_bytes(ws), decoded) == (before, log_before, [])
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from lesson_credit.core.bandit.arm_count import ARM_KEYS
 from lesson_credit.core.log import arm_names
 from tests.cli.cli_fixtures import log_bytes, make_ws, run
 from tests.support.engine_helpers import STATE_REL
@@ -200,9 +201,9 @@ def test_an_update_of_more_new_arms_than_a_log_names_is_left_as_it_is_and_nothin
     assert code == 0, err
     said = [w for w in json.loads(out)["warnings"] if "bandit-state.json" in w]
     assert said == [  # (7 arms: counted as far as 3 + 3, from the bytes, never decoded)
-        f"{own} has over 6 arms (counted no further): over 3 more than the 3 of the log, more than the 3 lessons a "
-        "log names, so no update of gptme's bandit; left as it is, nothing logged (delete it, and the next write "
-        "writes it from the log)"
+        f"{own} has over 6 arms ({ARM_KEYS}; counted no further): over 3 more than the 3 of the log, more than "
+        "the 3 lessons a log names, so no update of gptme's bandit; left as it is, nothing logged (delete it, and "
+        "the next write writes it from the log)"
     ], said
     assert (own.read_bytes(), log_bytes(ws)) == (file_before, log_before)
     code, out, err = run(capsys, "lint", "-w", str(ws))

@@ -39,7 +39,10 @@ def test_more_arms_than_the_cap_are_refused_in_one_line(
     log = (ws / LOG_REL).read_bytes()
     code, out, err = run_cli("--workspace", str(ws), "import-gptme", str(state_file(tmp_path / "four.json", 4)))
     assert (code, out) == (1, "") and err.strip().count("\n") == 0, err
-    assert "four.json: more than 3 arms; at most 3 are imported" in err  # (counted from its bytes that far)
+    assert (
+        "four.json: more than 3 arms (keys of its arms object, a key given twice counted twice); at most 3 are imported"
+        in err
+    )  # (counted from its bytes that far)
     assert (ws / LOG_REL).read_bytes() == log
     code, _, err = run_cli("--workspace", str(ws), "import-gptme", str(state_file(tmp_path / "three.json", 3)))
     assert code == 0, err
