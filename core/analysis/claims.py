@@ -190,7 +190,7 @@ class Fitted:
     switch: Switches | None = None  # where each column switches (`switches`), for the timed ones' reasons
     switch_category: dict[int, str] = field(default_factory=dict)  # the sessions a timed column switches among, named
     confounded: dict[int, tuple[int, ...]] = field(default_factory=dict)  # per column no fit can estimate: its ties
-    relative: bool = False  # the data barely see the lessons' mean (`_common_prior`): effects are against it
+    relative: bool = False  # the prior more than the data sets the lessons' mean (`_prior_holds_mean`)
 
 
 def fit_columns(design: Design, *, solver: str = "auto") -> Fitted:
@@ -253,7 +253,7 @@ def fit_columns(design: Design, *, solver: str = "auto") -> Fitted:
         switch,
         scope,
         confounded,
-        common[1] > 0,
+        _prior_holds_mean(op, common, weak),
     )
 
 
@@ -413,6 +413,14 @@ def _common_prior(op: Centred, identified: npt.NDArray[np.bool_], strength: floa
         return u, 0.0
     seen = float(np.sum(op.apply(u) ** 2)) / max(float(op.gram_diag()[identified].mean()), 1e-300)
     return u, strength * max(0.0, 1.0 - seen / COMMON_SEEN)
+
+
+def _prior_holds_mean(op: Centred, common: tuple[FloatArray, float], weak: float) -> bool:
+    """Whether the prior, more than the data, sets the lessons' mean: along `common`'s direction u the fit's prior
+    precision (the columns' weak prior and the pin's strength) at least the data's, u'A u. Then each effect is
+    against the average lesson's (`estimates.against_average_line`); a pin the data outweigh moves little."""
+    u, strength = common
+    return strength > 0 and weak + strength >= float(np.sum(op.apply(u) ** 2))
 
 
 def _flags(p_values: list[float | None]) -> list[bool]:

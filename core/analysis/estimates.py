@@ -356,8 +356,8 @@ def nothing_line(effects: list[Effect | None]) -> str | None:
 
 
 AGAINST_AVERAGE = (
-    "Every graded session injects about as many lessons as the others, so the log shows only differences between "
-    "lessons: each effect is against the average lesson's, whose own effect the prior holds near 0."
+    "The log barely shows what the lessons do together (how many a session injects hardly varies beside the "
+    "baselines), so each effect is against the average lesson's, whose own effect the prior holds near 0."
 )
 
 

@@ -154,8 +154,8 @@ def _plain(kind: Any, value: Any) -> Any:
 
 def _of_plain(kind: Any, plain: Any) -> Any:
     """`_plain`'s values back (ValueError, TypeError, msgspec.ValidationError... when they are not)."""
-    if isinstance(kind, str):
-        return array(kind, bytes(plain))
+    if isinstance(kind, str):  # (bytes only: bytes(16) and bytes([0] * 16) are 16 zero bytes, read as grades)
+        return array(kind, msgspec.convert(plain, bytes))
     return kind.of_plain(plain) if hasattr(kind, "of_plain") else msgspec.convert(plain, kind)
 
 

@@ -23,13 +23,13 @@ from tests.support.headline_logs import fixed_k_workspace
 N, P, EFFECT = 600, 10, 0.05
 
 
-def world(seed: int, fixed: bool) -> tuple[np.ndarray, np.ndarray]:
+def world(seed: int, fixed: bool, others: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Injections (N x P) and rewards: every lesson adds EFFECT, noise sd 0.05; each session injects 3 lessons
-    (`fixed`) or 1-5 of them."""
+    (`fixed`; the first `others` sessions 2 or 4) or 1-5 of them."""
     rng = np.random.default_rng([29, seed])
     x = np.zeros((N, P))
     for i in range(N):
-        k = 3 if fixed else int(rng.integers(1, 6))
+        k = (3 if i >= others else 2 + 2 * (i % 2)) if fixed else int(rng.integers(1, 6))
         x[i, rng.choice(P, k, replace=False)] = 1.0
     reward = 0.4 + EFFECT * x.sum(axis=1) + rng.normal(0, 0.05, N)
     return x, reward
@@ -59,6 +59,19 @@ def test_a_varying_number_of_lessons_shows_their_common_effect_and_says_nothing(
     estimates = [c.effect.estimate for c in claims.columns if c.effect is not None]
     assert len(estimates) == P
     assert abs(float(np.mean(estimates)) - EFFECT) < 0.01
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_a_few_sessions_of_another_size_leave_the_line_only_while_the_prior_outweighs_them(seed: int) -> None:
+    """One session of 2 or 4 among 600 of 3: the data barely see the mean, which stays far below +0.05 (the prior
+    holds it), and the line is said. 60 such sessions (10%): the mean reads about +0.05, and no line claims the
+    prior holds it (a review: the line was said there beside six intervals all excluding 0)."""
+    one = lesson_claims(design_of(*world(seed, fixed=True, others=1)))
+    estimates = [c.effect.estimate for c in one.columns if c.effect is not None]
+    assert one.extra["relative"] is True and float(np.mean(estimates)) < EFFECT / 2
+    many = lesson_claims(design_of(*world(seed, fixed=True, others=60)))
+    estimates = [c.effect.estimate for c in many.columns if c.effect is not None]
+    assert many.extra["relative"] is False and abs(float(np.mean(estimates)) - EFFECT) < 0.012
 
 
 def test_loo_says_it_in_the_table_and_in_json(tmp_path: Path) -> None:

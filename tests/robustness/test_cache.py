@@ -507,3 +507,28 @@ def test_every_accumulator_of_the_index_comes_back_from_the_cache(tmp_path: Path
     others |= {"lookup", "selection_chunks", "parts", "_scored"}
     for name, value in vars(LogIndex()).items():
         assert name in ACCUMULATORS or name in others or isinstance(value, Column | Objects | RowMap), name
+
+
+@pytest.mark.parametrize("planted", ["int", "list"])
+def test_a_head_whose_grades_are_not_bytes_is_not_read(tmp_path: Path, planted: str) -> None:
+    """The head is sealed by a checksum, not a signature: a writer of another build that stored a grade array as
+    a number or a list of numbers (bytes(16) and bytes([0] * 16) are both 16 zero bytes) had every grade read as
+    session 0's (a review: context-budget-management read alpha 5.399 for 5.2238). Refused and derived again."""
+    import msgspec
+
+    from lesson_credit.core.base.sealed import seal, unseal
+    from lesson_credit.core.log.cache import CACHE_MAGIC
+    from tests.support import derived_cache
+
+    lines = _history(20) + [json.dumps({"type": "grade", "session_id": "s3", "base_reward": 0.2, "grader": "b"})]
+    ws = _make(tmp_path, lines)
+    want = _numbers(ws)
+    assert isinstance(ws.log, EventLog)
+    db = LogCache(ws.log).path
+    assert db.exists()
+    head = msgspec.msgpack.decode(unseal(CACHE_MAGIC, derived_cache.meta(db)["head"]))
+    size = len(head["grade_rows"])  # 2 grades: 16 bytes of row numbers
+    assert size == 16
+    head["grade_rows"] = size if planted == "int" else [0] * size
+    derived_cache.put_meta(db, "head", seal(CACHE_MAGIC, msgspec.msgpack.encode(head)))
+    assert _numbers(Workspace(tmp_path)) == want
