@@ -24,7 +24,6 @@ from lesson_credit.core.log import events as log_events
 from lesson_credit.core.log.events import PRIOR, SESSION
 from lesson_credit.core.model import credit as credit_mod
 from lesson_credit.core.model.settings import CreditSettings
-from lesson_credit.core.views import check_reward
 
 MAX_SESSION_ID = 200  # characters; longer ids (or control characters) are refused by the writers
 
@@ -157,7 +156,7 @@ def recording(
         raise WorkspaceError(f"{len(lessons):,} lessons for one session: at most {log_events.MAX_SESSION_LESSONS:,}")
     check_category(category)
     if reward is not None:
-        reward = check_reward(reward)
+        reward = credit_mod.check_reward(reward)
     raw, text, stored_path = read_for_record(journal, root, allow_outside)
     read = library()
     by_id = read.by_id()

@@ -19,9 +19,9 @@ from msgspec import Struct
 
 from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.log.events import GRADE
+from lesson_credit.core.model.credit import check_reward as check_unit_reward
 from lesson_credit.core.model.sources import automatic_sources, source_of
 from lesson_credit.core.views import GradeRecord, SourceScore
-from lesson_credit.core.views import check_reward as check_unit_reward
 
 
 class GradeAppended(Struct, frozen=True):

@@ -22,13 +22,16 @@ from msgspec import Struct, field
 
 from lesson_credit.core.bandit.config import RecordsSettings
 from lesson_credit.core.base.numbers import and_more, counted, listed
-from lesson_credit.core.model.sources import HEURISTIC, JUDGE, OUTCOME, FloatArray
+from lesson_credit.core.model.sources import HEURISTIC, JUDGE, OUTCOME
 from lesson_credit.core.sessions import records_path as record_paths
 from lesson_credit.core.sessions.records_path import records_path
 
 RACY_NS = 2_000_000_000  # as the lesson cache's (core/library/lessons.py): a coarse clock's tick, with margin
 
-if TYPE_CHECKING:  # imported where used: a workspace without records (every write) needs none of them
+if TYPE_CHECKING:
+    from lesson_credit.core.model.sources import FloatArray  # (a numpy type, named for the type checker only)
+
+    # imported where used: a workspace without records (every write) needs none of them
     from lesson_credit.core.sessions.join import Join, JoinProblem
     from lesson_credit.core.sessions.record_file import Record, RecordFile
     from lesson_credit.core.sessions.trajectory import Trajectory

@@ -537,14 +537,6 @@ def _decayed_deltas(
     return out
 
 
-def check_reward(reward: float) -> float:
-    """A reward a caller gave (in [0, 1]; NaN and infinities refused), else a WorkspaceError."""
-    try:
-        return credit_mod.check_unit(reward, "reward")
-    except ValueError as exc:
-        raise WorkspaceError(str(exc)) from None
-
-
 def explain_inputs(
     session: SessionEvent, lesson: str | None, base_reward: float | None, recorded: float
 ) -> tuple[str | None, float]:
@@ -557,7 +549,7 @@ def explain_inputs(
             said = f"lesson {lesson!r} was not injected in session {session.session_id!r}"
             raise WorkspaceError(f"{said}; {_its_lessons(session)}")
     if base_reward is not None:
-        base_reward = check_reward(base_reward)
+        base_reward = credit_mod.check_reward(base_reward)
     return wanted, float(base_reward if base_reward is not None else recorded)
 
 

@@ -57,7 +57,7 @@ def explanation_text(exp: Explanation, width: int | None = None, keywords: bool 
         if c.salience_missing:
             out.append("  note: the record had no salience; counted as 0.5")
         if unmatched := _unmatched(c):
-            from lesson_credit.core.library.wildcard import unmatched_reason  # (numpy: only when there is one)
+            from lesson_credit.core.library.keyword_limits import unmatched_reason
 
             out.append(f"  note: {unmatched_reason(unmatched)}")
         if c.breakdown is None or not keywords:
@@ -104,7 +104,7 @@ def _uncounted_line(hits: Sequence[KeywordHit]) -> list[str]:
 
 def _ignored_lines(c: LessonCredit, text: str) -> list[str]:
     """A lesson's wildcard keywords past its first ones: how many, not counted, and those the journal mentions."""
-    from lesson_credit.core.library.wildcard import WILDCARD_MAX_PER_LESSON as FIRST
+    from lesson_credit.core.library.keyword_limits import WILDCARD_MAX_PER_LESSON as FIRST
 
     looked = f" (the first {FIRST} of them looked for in the journal)" if c.unchecked else ""
     note = f"  note: {counted(c.beyond, 'wildcard keyword')} past the first {FIRST} not counted in salience{looked}"

@@ -8,6 +8,8 @@ and nesting as JSON has them (numpy, a few passes over each piece), and stops on
 the file ended inside it, or bytes that are not JSON as far as the count read: `json_so_far`) tell nothing (-1): the
 decode then decides as before, and says where a file is not JSON. A document naming "arms" twice at the
 top level (no writer of a JSON object does) is counted by the first; the decoded file's are counted again after.
+numpy is imported by the scan alone, which never runs over bytes too few to hold the arms asked about (`fewest_bytes`:
+the state file of a workspace of 1,000 lessons is read without it).
 """
 
 from __future__ import annotations
@@ -15,10 +17,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Iterator
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 import msgspec
-import numpy as np
+
+if TYPE_CHECKING:
+    import numpy as np
 
 # what `count_arms` counts, as a refusal says it: a decode keeps a key's last value, the count counts each
 ARM_KEYS = "keys of its arms object, a key given twice counted twice"
@@ -28,7 +32,7 @@ KEY_BYTES = 64  # a top-level key longer than this is not "arms" (spelled with e
 OBJECT, ARRAY, CLOSE, COLON, QUOTE, SLASH = 1, 2, 3, 4, 5, 6
 _MARKS = dict(zip(b'{[}]:"\\', (OBJECT, ARRAY, CLOSE, CLOSE, COLON, QUOTE, SLASH), strict=True))
 _CODES = bytes(_MARKS.get(byte, 0) for byte in range(256))  # (bytes.translate: a byte's code, others 0)
-_STEP = np.array([0, 1, 1, -1, 0], dtype=np.int32)  # the depth each kind adds
+_STEP = (0, 1, 1, -1, 0)  # the depth each kind adds
 START, TOP, AFTER_KEY, IN_ARMS = range(4)  # where: before the top-level object, in it, after "arms":, in arms
 _BYTE = re.compile(r"\(byte (\d+)\)$")  # where msgspec says a document stops being JSON
 
@@ -56,6 +60,8 @@ class _Scan:
 
     def read(self, piece: bytes | memoryview) -> None:
         """Scan the next `piece` of the file; `told` once it is decided."""
+        import numpy as np
+
         codes = np.frombuffer(bytes(piece).translate(_CODES), dtype=np.uint8)
         at = np.flatnonzero(codes != 0)  # (a byte in 10 or so: strings are most of a state file)
         kinds = codes[at]
@@ -64,8 +70,9 @@ class _Scan:
         strings = np.cumsum(real, dtype=np.int32) - real + self.in_string  # the quotes before each: odd in a string
         marks = (kinds < QUOTE) & (strings & 1 == 0)
         quotes, at, kinds = at[real], at[marks], kinds[marks]
-        after = self.depth + np.cumsum(_STEP[kinds])
-        before = after - _STEP[kinds]
+        steps = np.array(_STEP, dtype=np.int32)[kinds]
+        after = self.depth + np.cumsum(steps)
+        before = after - steps
         if len(after) and after.min() < 0:
             self.told = False  # (closes more than it opened: not JSON)
         else:
@@ -79,6 +86,8 @@ class _Scan:
     def _escaped(self, quotes: np.ndarray, slashes: np.ndarray, size: int) -> np.ndarray:
         """Which of the piece's quotes (at `quotes`) a backslash escapes: those after an odd run of backslashes (at
         `slashes`; in JSON a backslash is only ever in a string). Keeps the run that ends the piece (`size` bytes)."""
+        import numpy as np
+
         if not len(slashes):
             escaped: np.ndarray = (quotes == 0) & bool(self.backslashes % 2)
             self.backslashes = 0
@@ -105,6 +114,8 @@ class _Scan:
     ) -> None:
         """Follow the piece's brackets and colons (`at`, of `kinds`, the depth `before` and `after` each): the
         top-level object, its key "arms", the arms object's members (its colons one level in)."""
+        import numpy as np
+
         i = 0
         while i < len(at) and self.told is None:
             if self.where == START:  # (a document that is not an object: nothing to tell)
@@ -134,6 +145,8 @@ class _Scan:
     def _key_before(self, piece: bytes | memoryview, quotes: np.ndarray, colon: int) -> str | None:
         """The top-level key whose colon is at `colon` (in `piece`): the string just before it, decoded when it is
         short enough to be "arms"; None otherwise."""
+        import numpy as np
+
         before = int(np.searchsorted(quotes, colon))
         seen = self.quotes + (quotes[max(before - 2, 0) : before] + self.offset).tolist()
         if len(seen) < 2 or seen[-1] - seen[-2] > KEY_BYTES + 1:

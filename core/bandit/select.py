@@ -15,6 +15,7 @@ import numpy.typing as npt
 
 from lesson_credit.core.bandit.fold import Posterior
 from lesson_credit.core.base.errors import WorkspaceError
+from lesson_credit.core.library.keyword_limits import select_unmatched_reason
 from lesson_credit.core.library.lessons import Lesson
 from lesson_credit.core.library.patterns import (
     PATTERN_MAX_PER_LESSON,
@@ -23,7 +24,6 @@ from lesson_credit.core.library.patterns import (
     patterns_untried_reason,
 )
 from lesson_credit.core.library.salience import KeywordMatcher, counted_keys
-from lesson_credit.core.library.wildcard import select_unmatched_reason
 from lesson_credit.core.log.events import SELECTION
 from lesson_credit.core.model import beta as beta_mod
 from lesson_credit.core.model.kinds import kind_of
@@ -151,8 +151,8 @@ def category_of(context: str, categories: dict[str, tuple[str, ...]]) -> str | N
 def category_problems(categories: dict[str, tuple[str, ...]]) -> dict[str, list[str]]:
     """Why keywords of config.toml's [categories] are not counted, by category (those that have such): as a
     lesson's are not, a wildcard of too many parts, and wildcards past the first WILDCARD_MAX_PER_LESSON."""
+    from lesson_credit.core.library.keyword_limits import keyword_problem, past_cap_reason
     from lesson_credit.core.library.salience import wildcards_beyond
-    from lesson_credit.core.library.wildcard import keyword_problem, past_cap_reason
 
     found = {}
     for name, listed in categories.items():

@@ -17,9 +17,9 @@ from lesson_credit.core.health.data import (
     agree,
     names,
 )
+from lesson_credit.core.library.keyword_limits import keywords_of_reason
 from lesson_credit.core.library.lessons import CONFIG, IGNORED
 from lesson_credit.core.library.problem_kinds import KINDS
-from lesson_credit.core.library.wildcard import keywords_of_reason
 
 # No library at all, and files that could not be read.
 

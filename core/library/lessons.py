@@ -386,8 +386,8 @@ def _read_lesson_file(file: Path, lesson_id: str, raw: bytes | None = None) -> t
         return None, [_dangling(file)]
     except OSError as exc:
         return None, [f"cannot read: {exc.strerror}"]
-    from lesson_credit.core.library.salience import wildcards_beyond  # numpy: not before the first frame
-    from lesson_credit.core.library.wildcard import keyword_problem, past_cap_reason
+    from lesson_credit.core.library.keyword_limits import keyword_problem, past_cap_reason
+    from lesson_credit.core.library.salience import wildcards_beyond  # (not before the dashboard's first frame)
 
     reasons += [why for keyword in lesson.keywords if (why := keyword_problem(keyword.strip()))]
     if beyond := wildcards_beyond(lesson.keywords):

@@ -16,7 +16,7 @@ every match took 170 bytes a character (11 GB over a 64 MB journal). Of a plain 
 kept; a wildcard's parts' occurrences are kept (it needs them all), up to a budget a character of journal, past
 which the wildcards are matched a batch at a time (`KeywordMatcher._wild`). Matching them is work in proportion
 to their parts' occurrences: a scan matches wildcards while that work is within `work_budget` (core/library/
-wildcard.py), and the rest are not matched (`Scan.unmatched`, counted as missed).
+keyword_limits.py), and the rest are not matched (`Scan.unmatched`, counted as missed).
 
 Reporting a match costs more than reading a character, and a few frequent keywords make most
 matches: once the keywords already found make enough of them, the rest of the journal is scanned
@@ -28,24 +28,25 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Iterator, Sequence
 from functools import partial
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from msgspec import Struct
 
 from lesson_credit.core.base.gc_pause import gc_paused
 from lesson_credit.core.library.casefold import NOT_WORD_SAME_LETTER, lower_same_length
 from lesson_credit.core.library.casefold import casekey as casekey  # (tests and callers import it from here)
-from lesson_credit.core.library.scan import OFFSETS_LISTED as OFFSETS_LISTED  # (callers import it from here)
-from lesson_credit.core.library.scan import Scan, Take
-from lesson_credit.core.library.wildcard import (
+from lesson_credit.core.library.keyword_limits import (
     WILDCARD_MAX_PARTS,
     WILDCARD_MAX_PER_LESSON,
-    Wildcard,
     collapse_stars,
     keyword_problem,
-    non_word_positions,
     work_budget,
 )
+from lesson_credit.core.library.scan import OFFSETS_LISTED as OFFSETS_LISTED  # (callers import it from here)
+from lesson_credit.core.library.scan import Scan, Take
+
+if TYPE_CHECKING:
+    from lesson_credit.core.library.wildcard import Wildcard  # (numpy's: imported for a wildcard keyword, `_wildcards`)
 
 NO_KEYWORD_SALIENCE = 0.5
 SNIPPET_RADIUS = 40
@@ -254,7 +255,8 @@ class KeywordMatcher:
 
         # Automaton entries: the plain keywords first, then wildcards' parts no plain keyword spells.
         plain = [key for key in keys if "*" not in key]
-        self._wildcards = [Wildcard(key) for key in keys if "*" in key]
+        wild = [key for key in keys if "*" in key]
+        self._wildcards = _wildcards(wild) if wild else []
         self._keys: list[str] = plain
         self._n_plain = len(plain)
         slots = self._slot_of = dict(zip(plain, range(len(plain)), strict=True))  # automaton entry -> slot
@@ -354,6 +356,8 @@ class KeywordMatcher:
         live, unmatched, work = (live, [], 0) if spans else self._within_budget(live, counts, len(lowered))
         non_word: list[Any] = []  # the text's non-word positions, found once for every wildcard
         if live and NOT_WORD_SAME_LETTER in text:  # `\w` is decided on the letters as lowered, not as compared
+            from lesson_credit.core.library.wildcard import non_word_positions
+
             non_word.append(non_word_positions(lower_same_length(text, same_letter=False)[0]))
         wild: dict[str, Any] = {}
         occurs: dict[tuple[str, ...], bool] = {}  # by parts: `*` before or after the first and last changes no match
@@ -493,6 +497,13 @@ _WINDOW = 1 << 14
 _SAMPLE_SHARE = 16  # found keywords are taken out once their repeats make a sixteenth of a rebuild's cost...
 _REBUILD_COST = 8  # ...and more than it over the rest of the text: an entry costs about as much to rebuild as 8 matches
 _PART_BUDGET = WILDCARD_MAX_PARTS  # wildcards' parts' occurrences held at once a character of text (`_batches`)
+
+
+def _wildcards(keys: list[str]) -> list[Wildcard]:
+    """The wildcard keywords' matchers (core/library/wildcard.py: imported only for a scan that has one)."""
+    from lesson_credit.core.library.wildcard import Wildcard
+
+    return [Wildcard(key) for key in keys]
 
 
 def _automaton(entries: Iterable[tuple[int, str]]) -> Any:

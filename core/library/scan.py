@@ -37,7 +37,7 @@ class Scan(Mapping[str, list[tuple[int, int]]]):
     Which keywords occur is known at once; a plain keyword's spans are found in the lowered text
     (a `str.find` from the end of each match, like `str.count`) only when someone first asks,
     since deciding salience never needs them and an explanation only needs a few.
-    `unmatched`: wildcard keywords not matched, the scan's work budget spent (core/library/wildcard.py)."""
+    `unmatched`: wildcard keywords not matched, the scan's work budget spent (core/library/keyword_limits.py)."""
 
     def __init__(
         self,

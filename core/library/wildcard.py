@@ -17,8 +17,8 @@ automaton's one pass over the text), with numpy arrays rather than a Python step
   viable first occurrence's span is computed for all at once; the walk from one match to the
   next is a binary search per match.
 
-A keyword of more than WILDCARD_MAX_PARTS literal parts is not matched (`keyword_problem`):
-each part is a pass over the text; nor are a lesson's wildcard keywords beyond its first
+A keyword of more than WILDCARD_MAX_PARTS literal parts is not matched (core/library/keyword_limits.py
+`keyword_problem`): each part is a pass over the text; nor are a lesson's wildcard keywords beyond its first
 WILDCARD_MAX_PER_LESSON (core/library/salience.py `_counted`), nor, in one journal, the wildcards
 past its work budget (`work_budget`: each wildcard's work is its parts' occurrences, whatever
 their number: KeywordMatcher._within_budget).
@@ -26,102 +26,20 @@ their number: KeywordMatcher._within_budget).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-_STARS = re.compile(r"\*+")
-WILDCARD_MAX_PARTS = 4  # literal parts between stars: matching costs a pass over the journal per part
-# Wildcard keywords one lesson counts (the first ones, in its order): each costs work in proportion to its parts'
-# occurrences in the journal (~0.1 s of CPU over an 8 MB journal of one-letter parts), so 2,000 of them ran for
-# minutes; gptme's own lessons use none.
-WILDCARD_MAX_PER_LESSON = 16
-# The work of matching one journal's wildcard keywords (one scan: a command's lessons, or select's library): the
-# occurrences their parts have, each part counted as often as a wildcard has it (its matching works through each,
-# ~10-16 ns an occurrence), at most WILDCARD_WORK_PER_CHAR a character of journal (and WILDCARD_WORK_FLOOR whatever
-# its length). Past it the next wildcards are not matched (`work_budget`): 64 wildcards of one-letter parts over
-# a MB of `a`s took 22 s. Any four wildcards fit (a part occurs at most once a character).
-WILDCARD_WORK_PER_CHAR = 4 * WILDCARD_MAX_PARTS
-WILDCARD_WORK_FLOOR = 1 << 20
-# Characters of a keyword matched (gptme's own lessons: 53 at most). The salience automaton's pass over a journal
-# costs, at each character, the length of the keyword prefix it ends in (pyahocorasick follows the failure links
-# down to the root for outputs): a keyword of 100 over a journal repeating its start is ~0.4 s per MB.
-KEYWORD_MAX_CHARS = 100
+from lesson_credit.core.library.keyword_limits import collapse_stars
+
 _CHUNK = 1 << 20  # characters classified at a time (4 bytes each as UTF-32)
 _STEP = 1 << 16  # occurrences a wildcard's matching works on at a time (each step's arrays are held at once)
 _LATIN1_WORD = np.array([chr(c).isalnum() or c == ord("_") for c in range(256)])
 _ASCII_WORD = _LATIN1_WORD[:128]
 
 Positions = npt.NDArray[np.int64]
-
-
-def collapse_stars(key: str) -> str:
-    """The keyword with every run of `*` made one `*` (it matches the same spans)."""
-    return _STARS.sub("*", key)
-
-
-def literal_parts(key: str) -> int:
-    """How many literal parts a keyword's stars separate (`git*tree` 2, `*ok*` 1)."""
-    return sum(1 for piece in _STARS.split(key) if piece)
-
-
-def keyword_problem(keyword: str) -> str | None:
-    """Why a keyword is not matched (one line), or None: a wildcard of more than WILDCARD_MAX_PARTS literal parts,
-    each a pass over every journal (`a*a*...*b` of 400 parts took minutes and GBs); a keyword longer than
-    KEYWORD_MAX_CHARS, which the automaton's pass costs up to its length at each character of a journal that
-    repeats its start (`a` x 30,000 over 300 KB of `a`s: 40 s a command)."""
-    shown = repr(keyword) if len(keyword) <= 60 else repr(keyword[:57]) + "..."
-    if "*" in keyword and (parts := literal_parts(keyword)) > WILDCARD_MAX_PARTS:
-        return (
-            f"keyword {shown} has {parts} literal parts between its '*'s (at most {WILDCARD_MAX_PARTS} are "
-            "matched); keyword ignored"
-        )
-    if len(keyword) > KEYWORD_MAX_CHARS:
-        return f"keyword {shown} is {len(keyword):,} characters long (at most {KEYWORD_MAX_CHARS}); keyword ignored"
-    return None
-
-
-def past_cap_reason(beyond: int, over: str = "journal") -> str:
-    """Why `beyond` wildcard keywords of one list (a lesson's, a category's) are not counted: one line."""
-    return (
-        f"{beyond} wildcard keyword{'s' if beyond > 1 else ''} past the first {WILDCARD_MAX_PER_LESSON} "
-        f"(each a pass over the {over}); ignored"
-    )
-
-
-def work_budget(n: int) -> int:
-    """The most work (occurrences of parts) matching wildcards over a journal of `n` characters is given."""
-    return max(WILDCARD_WORK_FLOOR, WILDCARD_WORK_PER_CHAR * (n + 1))
-
-
-def unmatched_reason(unmatched: int) -> str:
-    """Why `unmatched` wildcard keywords of a lesson were not matched in a journal: one line."""
-    return (
-        f"{unmatched} wildcard keyword{'s' if unmatched > 1 else ''} not matched (counted as missed): matching "
-        "the wildcard keywords of the lessons read with it over this journal would go through more than "
-        f"{WILDCARD_WORK_PER_CHAR} occurrences of their parts a character of it"
-    )
-
-
-def select_unmatched_reason(unmatched: int) -> str:
-    """Why `unmatched` wildcard keywords of the library were not matched over a select's context: one line."""
-    return (
-        f"{unmatched} wildcard keyword{'s' if unmatched > 1 else ''} of the library not matched over this context: "
-        f"matching them would go through more than {WILDCARD_WORK_PER_CHAR} occurrences of their parts a character "
-        "of it (docs/format.md §3)"
-    )
-
-
-_PAST_CAP = re.compile(r"(\d+) (?:wildcard keywords?|patterns?) past the first ")  # (and patterns.patterns_past_cap)
-
-
-def keywords_of_reason(reason: str) -> int:
-    """How many keywords or patterns a reason `past_cap_reason` or another gave names: its number, else one."""
-    found = _PAST_CAP.match(reason)
-    return int(found[1]) if found else 1
 
 
 def non_word_positions(text: str) -> Positions:

@@ -8,13 +8,15 @@ gave a result (`scored_by_log`: gptme's `total_sessions`, docs/format.md §7).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 from msgspec import Struct
 from msgspec import field as struct_field
 
-from lesson_credit.core.model.sources import CodeArray
+if TYPE_CHECKING:
+    from lesson_credit.core.model.sources import CodeArray
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]

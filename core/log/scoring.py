@@ -15,7 +15,7 @@ those of the dense scoring (tests/core/test_scoring.py compares the two, array f
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -23,7 +23,10 @@ from msgspec import Struct
 
 from lesson_credit.core.base.arrays import distinct
 from lesson_credit.core.log.snapshot import SourceInputs, SourceScores, source_scores
-from lesson_credit.core.model.sources import NO_SOURCE, SOURCES, CodeArray, RewardInputs
+from lesson_credit.core.model.sources import NO_SOURCE, SOURCES, RewardInputs
+
+if TYPE_CHECKING:
+    from lesson_credit.core.model.sources import CodeArray
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]

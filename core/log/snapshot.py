@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -29,7 +29,10 @@ from lesson_credit.core.log.steps import StepArrays
 from lesson_credit.core.log.store import LogProblem
 from lesson_credit.core.model import credit as credit_mod
 from lesson_credit.core.model.settings import CreditSettings
-from lesson_credit.core.model.sources import NO_SOURCE, OUTCOME, SOURCES, CodeArray, RewardInputs, combine
+from lesson_credit.core.model.sources import NO_SOURCE, OUTCOME, SOURCES, RewardInputs, combine
+
+if TYPE_CHECKING:
+    from lesson_credit.core.model.sources import CodeArray
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]

@@ -1,20 +1,24 @@
 """Credit strategies (docs/format.md §4): how one session's reward turns into Beta evidence per lesson.
 
-Pure functions over floats or numpy arrays, so the fold can apply them to a whole log at once.
+Pure functions over floats or numpy arrays, so the fold can apply them to a whole log at once. numpy is not
+imported here: a `record` computes its event's credit before it reads the log, without numpy's import.
 """
 
 from __future__ import annotations
 
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-import numpy as np
-import numpy.typing as npt
+from lesson_credit.core.base.errors import WorkspaceError
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    Num = TypeVar("Num", float, npt.NDArray[np.float64])
 
 STRATEGIES = ("seed", "evidence", "uniform")
 DEFAULT_STRATEGY = "seed"
 DEFAULT_FLOOR = 0.3
-
-Num = TypeVar("Num", float, npt.NDArray[np.float64])
 
 
 def check_strategy(strategy: str) -> str:
@@ -32,6 +36,14 @@ def check_unit(value: float, what: str) -> float:
     if not (0.0 <= number <= 1.0):  # also false for NaN
         raise ValueError(f"{what} must be in [0, 1], got {value!r}")
     return number
+
+
+def check_reward(reward: float) -> float:
+    """A reward a caller gave (in [0, 1]; NaN and infinities refused), else a WorkspaceError."""
+    try:
+        return check_unit(reward, "reward")
+    except ValueError as exc:
+        raise WorkspaceError(str(exc)) from None
 
 
 def weight(salience: Num, floor: float) -> Num:

@@ -6,16 +6,22 @@ Each grade event and each session record belongs to one source, decided by its g
 alone (`source_of`), so the log says which source every number came from and a cache of the
 parsed log never goes stale when settings change. Per source the latest event is in force (a
 retraction withdraws that source's score); the priority, an ordered list of sources, picks the
-first source that has a score (`combine`). Pure functions over names and arrays.
+first source that has a score (`combine`). Pure functions over names and arrays (numpy is imported by
+`combine` alone: a workspace's config.toml is read without it).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, TypeAlias
 
-import numpy as np
-import numpy.typing as npt
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    FloatArray: TypeAlias = npt.NDArray[np.float64]
+    CodeArray: TypeAlias = npt.NDArray[np.int8]
 
 HUMAN, JUDGE, HEURISTIC, OUTCOME = "human", "judge", "heuristic", "outcome"
 SOURCES: tuple[str, ...] = (HUMAN, JUDGE, HEURISTIC, OUTCOME)  # the code of a source is its index here
@@ -29,9 +35,6 @@ _JUDGE_WORDS = frozenset({"judge", "llm"})
 _HEURISTIC_WORDS = frozenset({"heuristic", "trajectory", "auto", "simulated", "imported"})
 _OUTCOME_WORDS = frozenset({"outcome"})
 _WORDS = re.compile(r"[a-z0-9]+")
-
-FloatArray = npt.NDArray[np.float64]
-CodeArray = npt.NDArray[np.int8]
 
 
 def source_of(grader: str | None) -> str:
@@ -93,6 +96,8 @@ def combine(values: Mapping[str, FloatArray], priority: Sequence[str], n: int) -
 
     `values[source]` holds that source's score per session (NaN: none); the first source of
     `priority` with a score wins. Sources not in the priority never count, but stay visible."""
+    import numpy as np
+
     base = np.full(n, np.nan)
     chosen = np.full(n, NO_SOURCE, dtype=np.int8)
     for source in reversed(priority):  # the first in the priority is applied last, so it wins

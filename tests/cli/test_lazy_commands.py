@@ -69,7 +69,8 @@ def test_a_record_loads_no_module_it_does_not_use(workspace: Path) -> None:
     host's name (socket) only for a database store; TOML only where there is a config.toml or gptme.toml;
     numpy's masked arrays (numpy.ma, which np.unique's first call imports) nowhere; the selection
     policies and their draws (and `secrets`, for a selection's id) only for `select` or a [select] policy; `signal`
-    (its enums) only to stop the child of a two-core read (core/log/halves.py); `dataclasses` (with `copy` and
+    (its enums) only to stop the child of a two-core read (core/log/halves.py); the matching of wildcard keywords
+    (core/library/wildcard.py) only for a lesson that has one; `dataclasses` (with `copy` and
     `inspect`'s walk: the engine's value classes are msgspec Structs) and `typing_extensions` (msgspec's, see
     test_msgspec_is_imported_without_typing_extensions) nowhere."""
     record = ["record", "-w", str(workspace), "--session-id", "s1", "--journal", "journal.md"]
@@ -77,7 +78,8 @@ def test_a_record_loads_no_module_it_does_not_use(workspace: Path) -> None:
     assert (workspace / "state" / "lesson-thompson" / "sessions.jsonl").read_text().count('"type":"session"') == 1
     sessions = [f"lesson_credit.core.sessions.{name}" for name in ("join", "locate", "trajectory", "record_file")]
     drawing = ["lesson_credit.core.bandit.policy", "lesson_credit.core.bandit.select", "secrets"]
-    for name in ("filelock", "asyncio", "socket", "tomllib", "numpy.ma", "signal", *sessions, *drawing):
+    wildcards = "lesson_credit.core.library.wildcard"
+    for name in ("filelock", "asyncio", "socket", "tomllib", "numpy.ma", "signal", *sessions, *drawing, wildcards):
         assert name not in modules
     assert "dataclasses" not in modules and "typing_extensions" not in modules
 

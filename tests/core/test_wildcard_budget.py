@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 import lesson_credit.core.library.salience as salience_module
 from lesson_credit.core.library import scan as scan_module
+from lesson_credit.core.library.keyword_limits import WILDCARD_WORK_FLOOR, WILDCARD_WORK_PER_CHAR, work_budget
 from lesson_credit.core.library.salience import KeywordMatcher, breakdown_from_scan, listed_offsets
-from lesson_credit.core.library.wildcard import WILDCARD_WORK_FLOOR, WILDCARD_WORK_PER_CHAR, work_budget
 from tests.core.test_salience import reference_counted, reference_salience, reference_spans
 from tests.support.engine_helpers import PROPERTY
 
@@ -55,7 +55,8 @@ def test_explains_questions_about_every_wildcard_take_one_more_pass() -> None:
 def test_wildcards_alike_but_for_runs_of_stars_are_walked_once() -> None:
     # 64 wildcards `a*`, `a**`, ... over "a a a ..." made explain walk 64 x 524,288 matches a MB (16 s): each
     # counted its own. Those alike but for runs of `*` have the same matches: one walk each of a*, *a and *a* here.
-    from lesson_credit.core.library.wildcard import Wildcard, collapse_stars
+    from lesson_credit.core.library.keyword_limits import collapse_stars
+    from lesson_credit.core.library.wildcard import Wildcard
 
     keywords = ["a*", "a**", "a***", "*a", "**a", "*a*"]
     text = "a " * 100 + "ba ab"

@@ -14,15 +14,15 @@ from typing import Any
 import pytest
 
 from lesson_credit.core.library import patterns
-from lesson_credit.core.library.patterns import PATTERN_MAX_SIZE, PatternError, compile_pattern, expanded_size
-from lesson_credit.core.library.salience import KeywordMatcher, counted_keys, salience, salience_breakdowns
-from lesson_credit.core.library.wildcard import (
+from lesson_credit.core.library.keyword_limits import (
     KEYWORD_MAX_CHARS,
     WILDCARD_MAX_PARTS,
     WILDCARD_MAX_PER_LESSON,
     keyword_problem,
     keywords_of_reason,
 )
+from lesson_credit.core.library.patterns import PATTERN_MAX_SIZE, PatternError, compile_pattern, expanded_size
+from lesson_credit.core.library.salience import KeywordMatcher, counted_keys, salience, salience_breakdowns
 from tests.robustness.hostile_helpers import make_ws
 from tests.support.cli_run import run_process
 
@@ -191,7 +191,7 @@ def test_patterns_past_a_lessons_first_16_are_not_tried_and_are_said(tmp_path: P
 
 def test_record_and_explain_say_which_wildcards_the_work_budget_left_unmatched(tmp_path: Path) -> None:
     """64 wildcards of one-letter parts over a MB of `a`s took 23 s in one `record` (review). A journal's wildcards
-    are matched while their parts' occurrences add up to at most 16 a character (core/library/wildcard.py); the
+    are matched while their parts' occurrences add up to at most 16 a character (core/library/keyword_limits.py); the
     rest are counted as missed, and record and explain say how many of each lesson's, in one line."""
     # 200,000 `a`s, then "ab\n": budget 16 x 200,004 = 3,200,064 (the floor is 1,048,576). `a` occurs 200,001 times,
     # `aa` 200,000. a*a*a*a works through 800,004 occurrences, *a*a*a*a* has its parts (nothing more), aa*a*a*a,

@@ -1,5 +1,5 @@
 """The dashboard's credit story marks a wildcard keyword the journal's work budget left unmatched, as explain does
-(`(not matched)`): counted as missed, it was never looked for (core/library/wildcard.py `work_budget`)."""
+(`(not matched)`): counted as missed, it was never looked for (core/library/keyword_limits.py `work_budget`)."""
 
 from __future__ import annotations
 
