@@ -466,7 +466,7 @@ class SessionDetailScreen(GradingKeys, DataScreen):
     def action_grade_history(self) -> None:
         from lesson_credit.tui.screens.grade_history import GradeHistoryScreen
 
-        self.app.push_screen(GradeHistoryScreen(self.session_id, self.query_one("#grade-bar", GradeBar).grades))
+        self.app.push_screen(GradeHistoryScreen(self.session_id, self.query_one("#grade-bar", GradeBar)))
 
     def action_focus_note(self) -> None:
         self.query_one("#grade-bar", GradeBar).focus_note()
