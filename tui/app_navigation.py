@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from textual import work
 from textual.app import SystemCommand
@@ -118,7 +118,8 @@ class AppNavigation(_Base):
         if is_session_detail(screen) and (draft is not None or note):
 
             async def answered(discard: bool) -> None:
-                if discard:
+                if discard:  # discarded now: a quit that waits for a write asked again, and escape there kept it
+                    cast(Any, screen).discard_draft()  # (a Session detail: is_session_detail, imported lazily)
                     await go()
 
             sid = one_line(getattr(screen, "session_id", ""))

@@ -323,11 +323,18 @@ EMPTY_WORKSPACE_HINT = (
 )
 
 
+NO_LESSONS_HINT = (
+    "No lessons yet: lessons/ holds no lesson file. Lessons are Markdown files under lessons/ (frontmatter "
+    "`match: keywords: [...]`); a session logged with `lesson-credit record --lessons LESSON_ID ...` lists its "
+    "lessons here too. The dashboard updates on its own."
+)
+
+
 def no_lesson_listed(any_lesson: bool, filter_text: str) -> str:
-    """Why the Lessons table is empty: nothing logged (the hint), nothing matching the filter (what clears
-    it), or every lesson retired (what shows them)."""
+    """Why the Lessons table is empty: no lesson at all (no file, none logged: what adds one), nothing matching
+    the filter (what clears it), or every lesson retired (what shows them)."""
     if not any_lesson:
-        return EMPTY_WORKSPACE_HINT
+        return NO_LESSONS_HINT
     if filter_text:
         return f"No lessons match the filter {filter_text!r} (escape clears the filter)."
     return "Every lesson is retired (R shows them)."

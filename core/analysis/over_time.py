@@ -113,6 +113,13 @@ def window_count(injected: int) -> int:
     return max(1, min(MAX_WINDOWS, injected // PER_WINDOW))
 
 
+def too_few(graded: int) -> str:
+    """Why nothing could be fitted: the graded sessions, as many as there are (one said "no graded sessions")."""
+    if not graded:
+        return "no graded sessions to compare"
+    return f"only {graded:,} graded session{'' if graded == 1 else 's'}: too few to fit"
+
+
 def lesson_over_time(
     data: FoldData,
     session_ids: Sequence[str],
@@ -127,7 +134,7 @@ def lesson_over_time(
     arm = data.arm_ids.index(lesson_id) if lesson_id in data.arm_ids else -1
     column = int(fitted.column_of[arm]) if arm >= 0 and arm < len(fitted.column_of) else -1
     if column < 0 or fitted.fit is None:
-        nothing = "not injected in any graded session" if column < 0 else "no graded sessions to compare"
+        nothing = "not injected in any graded session" if column < 0 else too_few(graded)
         return OverTime(lesson_id, graded, 0, False, nothing, (), settings.strategy, ())
     members = fitted.columns[column]
     group = tuple(data.arm_ids[a] for a in members) if len(members) > 1 else ()

@@ -285,3 +285,13 @@ def test_a_prior_imported_mid_log_starts_the_windows_from_the_one_in_force_then(
         assert window.credit_mean == pytest.approx(alpha / (alpha + beta), abs=1e-9), window.last
     post = ws.posterior()
     assert over.windows[-1].credit_mean == pytest.approx(float(post.mean[post.arm_ids.index(A)]), abs=1e-12)
+
+
+def test_too_few_graded_sessions_to_fit_says_how_many_there_are(tmp_path: Path) -> None:
+    # one graded session (and one pending) injected with A: nothing can be fitted (a baseline and A's column
+    # leave no residual degree of freedom); it said "no graded sessions to compare"
+    events = [session("s0", 0.6, {A: 0.5}), session("s1", None, {A: 0.5})]
+    root = make_workspace(tmp_path, {A: (["alpha"], "active")}, events)
+    over = Workspace(root, clock=fixed_clock).lesson_over_time(A)
+    assert (over.graded, over.windows) == (1, ())
+    assert over.reason == "only 1 graded session: too few to fit"

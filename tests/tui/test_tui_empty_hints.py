@@ -78,3 +78,17 @@ async def test_graded_sessions_without_lessons_say_no_lesson_was_injected(ws_roo
         record(ws, ws_root, (f"n{i}", f"n{i}.md", [], 0.5, "code", f"2026-03-0{i + 1}T10:00:00Z"))
     caveat = await _shown(ws_root, "a", "#analysis-caveat")
     assert "No lesson was injected in the 2 graded sessions" in caveat, caveat
+
+
+async def test_a_library_with_no_lessons_says_so_on_the_lessons_screen(ws_root: Path) -> None:
+    """No lesson file and nothing logged: the Lessons screen said "Nothing logged yet", not that there are no
+    lessons (what fills the table)."""
+    shutil.rmtree(ws_root / "state")
+    shutil.rmtree(ws_root / "lessons")
+    (ws_root / "lessons").mkdir()
+    app = LessonCreditApp(Workspace(ws_root, clock=fixed_clock), seed=0, poll_seconds=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        hint = _text(app, "#lessons-empty")
+        assert hint.startswith("No lessons yet: lessons/ holds no lesson file."), hint
+        assert "Nothing logged yet" not in hint, hint

@@ -262,3 +262,15 @@ def test_a_rebuild_keeps_the_names_set_it_had_when_the_names_are_the_same() -> N
     assert again.alike is first.alike
     grown = cells_module.LessonCells.build((*rows, replace(ROW, path="tools/third.md")), STYLES, previous=again)
     assert grown.alike == frozenset({"git-worktree", "other", "third"})
+
+
+@pytest.mark.parametrize(("width", "said"), [(26, "  in 2026-10-20-148"), (27, "  in session 2026-10-20-148")])
+def test_the_lesson_panels_last_session_keeps_its_id_beside_in(width: int, said: str) -> None:
+    """At 80x24 the panel is 26 cells wide: "  in session 2026-10-20-148" (27 cells) wrapped at its space and
+    left the id alone on a line of its own, under "  in session"; where it does not fit, "session" goes."""
+    from lesson_credit.tui.widgets.lesson_panel import LessonDetail, LessonPanel
+
+    row = LessonRow("tools/a.md", "A", "tools", "active", 1, 1.5, 1.5, 0.5, 0.1, 0.9, 1, "2026-10-20-148", 0.5)
+    lines = LessonPanel.describe(LessonDetail(row, None, 0.5, 10, None, None), width).plain.splitlines()
+    at = lines.index("last credit 0.50")
+    assert lines[at + 1] == said

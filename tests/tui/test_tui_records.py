@@ -654,3 +654,13 @@ def test_a_missing_records_file_is_named_relative_to_the_workspace(tmp_path: Pat
     (root / "state" / "sessions" / "session-records.jsonl").unlink()
     outside = outside_view(WorkspaceSource(Workspace(root, clock=fixed_clock)), "2026-09-01-000")
     assert outside.record_note == "no session records at state/sessions/session-records.jsonl"
+
+
+@pytest.mark.parametrize("session_id", ["s3", "s4"])
+async def test_the_panels_trajectory_line_says_none_once(records_root: Path, session_id: str) -> None:
+    """A session whose trajectory is not found: its line read "trajectory no trajectory: the record names none
+    ..." (the row's name, then the reason's own "no trajectory")."""
+    async with make_app(records_root).run_test(size=SIZE) as pilot:
+        detail = await open_session(pilot, session_id)
+        line = next(line for line in panel_text(detail).splitlines() if line.startswith("trajectory"))
+        assert line.startswith("trajectory none: the record names none"), line

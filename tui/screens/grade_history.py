@@ -2,7 +2,8 @@
 
 The grade bar's history line shows the latest few, and at 24 rows on one line cut with an ellipsis at the edge
 (at 80 columns an older grade's note and every grade before it); the grades before those it shows it counts.
-Here they are whole; escape goes back to the session.
+Here they are whole; escape goes back to the session. It follows the session's grades while it is open: opened
+right after typed-ahead writes, before they are written, it shows them once they land.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from lesson_credit.core.api import GradeRecord
 from lesson_credit.tui.screens.base import screen_css
 from lesson_credit.tui.screens.dialog_toasts import ToastsAsBelow
 from lesson_credit.tui.text import counted, fmt_grade, fmt_time, one_line
+from lesson_credit.tui.widgets.grade_bar import GradeBar
 from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.key_scroll import FootedKeyScroll
 
@@ -55,10 +57,11 @@ class GradeHistoryScreen(ToastsAsBelow, ModalScreen[None]):
         Binding("escape", "close", "Close", key_display="esc"),  # (H is the session's: each key means one thing)
     ]
 
-    def __init__(self, session_id: str, grades: tuple[GradeRecord, ...]) -> None:
+    def __init__(self, session_id: str, bar: GradeBar) -> None:
         super().__init__()
         self.session_id = session_id
-        self.grades = grades
+        self.bar = bar  # the session's grade bar: its grades are the log's as the session last read it
+        self.grades = bar.grades
 
     def compose(self) -> ComposeResult:
         with FootedKeyScroll(id="history-body"):  # a long history scrolls; the footer names its keys
@@ -66,9 +69,18 @@ class GradeHistoryScreen(ToastsAsBelow, ModalScreen[None]):
         yield KeyFooter(keys=CLOSE_KEYS)
 
     def on_mount(self) -> None:
+        self._show_title()
+        self.query_one("#history-body", FootedKeyScroll).focus()
+        self.watch(self.bar, "grades", self._grades_read, init=False)  # writes that land while it is open
+
+    def _show_title(self) -> None:
         body = self.query_one("#history-body", FootedKeyScroll)
         body.border_title = Text(f"{counted(len(self.grades), 'grade')} of {one_line(self.session_id)}")
-        body.focus()
+
+    def _grades_read(self, grades: tuple[GradeRecord, ...]) -> None:
+        self.grades = grades
+        self.query_one("#history-text", Static).update(history_text(grades))
+        self._show_title()
 
     def action_close(self) -> None:
         self.dismiss(None)

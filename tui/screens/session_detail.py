@@ -466,7 +466,7 @@ class SessionDetailScreen(GradingKeys, DataScreen):
     def action_grade_history(self) -> None:
         from lesson_credit.tui.screens.grade_history import GradeHistoryScreen
 
-        self.app.push_screen(GradeHistoryScreen(self.session_id, self.query_one("#grade-bar", GradeBar).grades))
+        self.app.push_screen(GradeHistoryScreen(self.session_id, self.query_one("#grade-bar", GradeBar)))
 
     def action_focus_note(self) -> None:
         self.query_one("#grade-bar", GradeBar).focus_note()
@@ -479,11 +479,11 @@ class SessionDetailScreen(GradingKeys, DataScreen):
             self.focus_from_box(self.query_one("#credits", ThemedTable))
             return
         if self.draft is not None:
-            self._discard_draft()
+            self.discard_draft()
             self.notify("Draft discarded; nothing was written.", markup=False)
             return
         if self.note.strip():  # (leaving, it went without a word: a note typed is a draft too)
-            self._discard_draft()
+            self.discard_draft()
             self.notify("Note discarded; nothing was written.", markup=False)
             return
         self.dismiss()

@@ -180,7 +180,7 @@ class GradingKeys(_Base):
         the session not undone yet, as `lesson-credit undo` does (a new grade event, through the write queue)."""
         if self.draft is not None:
             draft = self.draft
-            self._discard_draft()
+            self.discard_draft()
             self.notify(
                 f"Draft {fmt_grade(draft)} on {one_line(self.session_id)} discarded (nothing written); "
                 "u again undoes the last commit.",
@@ -201,7 +201,7 @@ class GradingKeys(_Base):
             return
         self._set_draft(judge, note=JUDGE_NOTE)
 
-    def _discard_draft(self) -> None:
+    def discard_draft(self) -> None:
         """The draft and the note typed for it go (nothing was written)."""
         self._set_draft(None)
         self.note = ""

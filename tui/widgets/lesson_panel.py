@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.reactive import reactive
 
@@ -106,7 +107,10 @@ class LessonPanel(PhraseText):
         else:
             out.append("never injected\n", style="dim")
         if row.last_session is not None:
-            session = break_words(f"  in session {one_line(row.last_session)}", width)
+            session_id = one_line(row.last_session)
+            session = f"  in session {session_id}"
+            if width and cell_len(session) > width:  # wrapped at its space, the id was alone on a line of its own
+                session = break_words(f"  in {session_id}", width)
             out.append(f"last credit {fmt(row.last_credit)}\n{session}\n")
         else:
             out.append("no graded session yet\n", style="dim")

@@ -60,8 +60,10 @@ def outside_text(outside: SessionOutside, compact: bool = False) -> Text:
     if outside.trajectory is not None:
         out.append(one_line(outside.trajectory))
         out.append(" · V shows it", style="dim")
-    else:
-        out.append(one_line(outside.trajectory_note or "none"), style="dim")
+    else:  # the reason begins with its own "no trajectory": after the row's name, "none" says it once
+        note = one_line(outside.trajectory_note or "none")
+        said = "none" + note.removeprefix("no trajectory") if note.startswith("no trajectory") else note
+        out.append(said, style="dim")
     return out
 
 
