@@ -17,10 +17,11 @@ together: its nonzero entries.
   vector, can only reach a residual below |q'r| for every missed null vector q (B q = 0, so q'(r - B w) = q'r).
   Reaching CHECK_TOL |r|
   misses one only if |q'r| <= CHECK_TOL |r| (q'r is a standard normal: probability about CHECK_TOL sqrt(p)).
-  The lessons' sum rides along in B (`_beside_sum`): a library whose sessions nearly all inject as many lessons has
-  a near-null direction there that would make the probe crawl, and a tie through a baseline (a rotation: its
-  lessons' sum is a category's indicator) is the one vector B^-1 (their sum) when it is the only one missed.
-  When the probe stalls, what was missed is searched for (one eigh of A up to `EXACT_MAX` columns, exact; beyond,
+  When the probe stalls, it is tried again with the lessons' sum in B too (`_beside_sum`): a library whose sessions
+  nearly all inject as many lessons has a near-null direction there that makes the probe crawl, and a tie through
+  a baseline (a rotation: its lessons' sum is a category's indicator) is the one vector B^-1 (their sum) when it is
+  the only one missed.
+  When that stalls too, what was missed is searched for (one eigh of A up to `EXACT_MAX` columns, exact; beyond,
   LOBPCG for the smallest eigenpairs of S A S beside N) and checked again. A check that still fails, or a null
   space too big to hold (`DEFLATE_BUDGET`), leaves every column not found tied unsettled: not estimable, with
   that reason (`unsettled_reason`), never estimable by default.
@@ -196,11 +197,13 @@ def _checked_null_space(
         out: FloatArray = blocks(y * scale) * scale
         return out
 
-    lessons = (common * scale / np.linalg.norm(common * scale))[:, None]  # their sum, in S's coordinates
-    beside = found if has_common else _with_column(found, lessons)
-    settled, more = _probe(apply, beside), None
-    if settled and not has_common:
-        settled, more = _beside_sum(apply, beside, lessons[:, 0])
+    settled, more = _probe(apply, found), None
+    if not settled and not has_common:  # a rotation's tie, or sessions of nearly always k lessons: beside their sum
+        lessons = (common * scale / np.linalg.norm(common * scale))[:, None]  # in S's coordinates
+        beside = _with_column(found, lessons)
+        settled = _probe(apply, beside)
+        if settled:
+            settled, more = _beside_sum(apply, beside, lessons[:, 0])
     if settled:
         if more is None:  # back to A's coordinates (S y), set by set
             if not has_common:
