@@ -165,7 +165,7 @@ def _neighbourhood_ties(hoods: Neighbourhoods) -> tuple[dict[int, tuple[int, ...
 
 
 Part = tuple[IntArray, FloatArray]  # columns, and vectors on them (rows: those columns)
-Basis = tuple[IntArray, FloatArray, bool]  # and whether the vectors are orthonormal
+Basis = tuple[IntArray, Any, bool]  # and whether they are orthonormal (an array; beyond SET_EXACT: scipy.sparse)
 
 
 def _checked_null_space(
@@ -271,13 +271,17 @@ def _linked_bases(vectors: list[Part], scale: FloatArray) -> list[Basis]:
     out = []
     for members in by_set.values():
         where = np.unique(np.concatenate([vectors[k][0] for k in members]))
+        if len(where) > SET_EXACT:  # kept sparse: a neighbourhood's 17 entries a vector
+            entries = [(vectors[k][0], vectors[k][1] * scale[vectors[k][0]]) for k in members]
+            at = np.concatenate([[i] * len(c) for i, (c, _) in enumerate(entries)]).astype(np.int64)
+            values = np.concatenate([v / np.linalg.norm(v) for _, v in entries])
+            rows = np.searchsorted(where, np.concatenate([c for c, _ in entries]))
+            out.append((where, sparse.csr_matrix((values, (rows, at)), shape=(len(where), len(members))), False))
+            continue
         local = np.zeros((len(where), len(members)))
         for i, k in enumerate(members):
             cols, values = vectors[k]
             local[np.searchsorted(where, cols), i] = values * scale[cols]
-        if len(where) > SET_EXACT:
-            out.append((where, local / np.linalg.norm(local, axis=0), False))
-            continue
         q, r, _ = linalg.qr(local, mode="economic", pivoting=True)  # rank-revealing
         out.append((where, q[:, np.abs(np.diag(r)) > NULL_SHARE * abs(r[0, 0])], True))
     return out
@@ -291,10 +295,18 @@ def _as_matrix(sets: list[Basis], p: int, dense: bool) -> Any:
     d = sum(u.shape[1] for _, u, _ in sets)
     if dense and p * d > DEFLATE_BUDGET:
         return None
-    rows = [np.repeat(where, u.shape[1]) for where, u, _ in sets]
     at = np.cumsum([0] + [u.shape[1] for _, u, _ in sets])
-    cols = [np.tile(np.arange(at[k], at[k + 1]), len(where)) for k, (where, _, _) in enumerate(sets)]
-    values = [u.ravel() for _, u, _ in sets]
+    rows, cols, values = [], [], []
+    for k, (where, u, _) in enumerate(sets):
+        if isinstance(u, np.ndarray):
+            rows.append(np.repeat(where, u.shape[1]))
+            cols.append(np.tile(np.arange(at[k], at[k + 1]), len(where)))
+            values.append(u.ravel())
+        else:  # (a big set's, sparse)
+            coo = u.tocoo()
+            rows.append(where[coo.row])
+            cols.append(at[k] + coo.col.astype(np.int64))
+            values.append(coo.data)
     if not sets:
         return np.zeros((p, 0)) if dense else sparse.csr_matrix((p, 0))
     flat_values = np.concatenate(values)
