@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from lesson_credit.core.analysis.estimable import confounded_reason, not_estimable
+from lesson_credit.core.analysis.estimable import Ties, confounded_reason, not_estimable, unsettled_reason
 from lesson_credit.core.analysis.joint import DENSE_MAX, TAU_MIN, Design, block_codes
 from lesson_credit.core.analysis.joint_ops import CROSS_DENSE_MAX, Centred, centred
 from lesson_credit.core.analysis.joint_solve import solve_operator
@@ -91,7 +91,7 @@ class Column:
     # a group's: per member (in `arms` order), its graded sessions with another member, and all its graded sessions
     together: tuple[tuple[int, int], ...] = ()
     # False: no fit can estimate it (its injections a combination of other lessons', `tied`, and the baselines'),
-    # and that is its reason (too few sessions, or a switch in time, are said first)
+    # and that is its reason (too few sessions, or a switch in time, are said first; `tied` is then empty)
     estimable: bool = True
     tied: tuple[int, ...] = ()
 
@@ -189,7 +189,7 @@ class Fitted:
     dense: bool
     switch: Switches | None = None  # where each column switches (`switches`), for the timed ones' reasons
     switch_category: dict[int, str] = field(default_factory=dict)  # the sessions a timed column switches among, named
-    confounded: dict[int, tuple[int, ...]] = field(default_factory=dict)  # per column no fit can estimate: its ties
+    confounded: Ties = field(default_factory=dict)  # per column no fit can estimate: its ties (None: unsettled)
     relative: bool = False  # the prior more than the data sets the lessons' mean (`_prior_holds_mean`)
 
 
@@ -329,10 +329,12 @@ def claims_of(
         n_with, n_without = int(counts[c]), int(design.n - counts[c])
         if not identified[c]:
             reason = unidentified_reason(fitted, c, n_with, n_without, label)
-            tied = tuple(arm for k in fitted.confounded.get(c, ()) for arm in columns[k])
             said = c in fitted.confounded and not (fitted.few[c] or fitted.timed[c])
+            # (only when said: a session's 1,000 lessons named by no other are each tied to the other 999)
+            tied = tuple(arm for k in fitted.confounded.get(c) or () for arm in columns[k]) if said else ()
             if said:
-                reason = confounded_reason([names(arm) for arm in tied])
+                unsettled = fitted.confounded[c] is None
+                reason = unsettled_reason() if unsettled else confounded_reason([names(arm) for arm in tied])
             together = _together(design, members)
             timed = bool(fitted.timed[c])
             out.append(Column(members, False, reason, timed=timed, together=together, estimable=not said, tied=tied))
@@ -393,7 +395,10 @@ def unidentified_reason(
     if fitted.timed[c]:
         return timed_reason(fitted.switch, c, fitted.switch_category.get(c), label or _place)
     if c in fitted.confounded:
-        return confounded_reason([f"{len(fitted.confounded[c]):,} other lesson column(s)"] * bool(fitted.confounded[c]))
+        ties = fitted.confounded[c]
+        if ties is None:
+            return unsettled_reason()
+        return confounded_reason([f"{len(ties):,} other lesson column(s)"] * bool(ties))
     return f"the data barely move it from the prior (posterior sd {fitted.ratio[c]:.0%} of the prior's)"
 
 

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from scipy import sparse
 
+from lesson_credit.core.analysis import estimable
 from lesson_credit.core.analysis.claims import fit_columns, lesson_claims
 from lesson_credit.core.analysis.estimable import not_estimable
 from lesson_credit.core.analysis.estimates import joint_effects
@@ -160,3 +161,123 @@ def test_beside_a_fixed_number_a_tie_is_still_found(seed: int) -> None:
     found = not_estimable(centred(sparse.csr_matrix(x), z, group), dense=True, hoods=None)
     # the others move with the tie only through the pinned mean (a trace, about 1/12 of the tied ones' share)
     assert found == {0: (1,), 1: (0,)}
+
+
+ROTATION, OTHERS, ROTATION_N = 30, 40, 900
+
+
+def rotation_design(seed: int, rotations: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each session of category 0 injects exactly one of ROTATION lessons (their sum is category 0's indicator:
+    a tie of 30, more than a neighbourhood's 17), beside OTHERS lessons at random; every rotation lesson helps +0.15,
+    which only their differences show. `rotations` 2: category 1 has its own rotation of 30 (columns 30-59)."""
+    rng = np.random.default_rng([17, seed])
+    category = rng.integers(0, 3, ROTATION_N)
+    pick = rng.integers(0, ROTATION, ROTATION_N)
+    cols = [(category == c) & (pick == i) for c in range(rotations) for i in range(ROTATION)]
+    cols += [rng.random(ROTATION_N) < 0.3 for _ in range(OTHERS)]
+    x = np.column_stack(cols).astype(np.float64)
+    reward = 0.5 + 0.15 * x[:, :ROTATION].sum(axis=1) + rng.normal(0.0, 0.1, ROTATION_N)
+    return x, reward, category
+
+
+def rotation_design_of(x: np.ndarray, reward: np.ndarray, category: np.ndarray) -> Design:
+    n, p = x.shape
+    rows, arms = np.nonzero(x)
+    return Design(np.arange(n), reward, category, 3, rows, arms, np.ones(len(rows)), p, n_blocks=BLOCKS)
+
+
+def rotation_rank(x: np.ndarray, category: np.ndarray) -> set[int]:
+    """The columns numpy's rank calls not estimable (its own baselines: 3 categories, 4 blocks of 225 sessions)."""
+    block = np.arange(ROTATION_N) // (ROTATION_N // BLOCKS)
+    m = np.hstack([np.eye(3)[category], np.eye(BLOCKS)[block], x])
+    full, k = np.linalg.matrix_rank(m), 3 + BLOCKS
+    return {j for j in range(x.shape[1]) if full - np.linalg.matrix_rank(np.delete(m, k + j, axis=1)) != 1}
+
+
+@pytest.mark.parametrize("rotations", [1, 2])
+@pytest.mark.parametrize("search", ["exact", "lobpcg"])
+@pytest.mark.parametrize("seed", range(2))
+def test_a_tie_of_more_lessons_than_a_neighbourhood_is_found_on_the_iterative_path(
+    seed: int, search: str, rotations: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before, the iterative path looked for ties only within each lesson's neighbourhood of 17: the 30 rotation
+    lessons were all called estimable. One rotation is found beside the lessons' sum (`_beside_sum`); two make the
+    probe fail, and `search` settles it: one eigh of A (up to EXACT_MAX columns) or LOBPCG (beyond, here forced)."""
+    if search == "lobpcg":
+        monkeypatch.setattr(estimable, "EXACT_MAX", 0)
+    x, _, category = rotation_design(seed, rotations)
+    assert block_codes(ROTATION_N, BLOCKS).tolist() == (np.arange(ROTATION_N) // (ROTATION_N // BLOCKS)).tolist()
+    want = rotation_rank(x, category)
+    assert want == set(range(ROTATION * rotations))  # the rotations, and none of the others
+    design = rotation_design_of(x, np.zeros(ROTATION_N), category)
+    z, group = design.indicators()
+    op = centred(sparse.csr_matrix(x), z, group)
+    found = not_estimable(op, dense=False, hoods=neighbourhoods(op))
+    assert set(found) == want
+    # each tied to the other 29 (the null vector: the 30 columns at 1, the baselines' part -1 on category 0)
+    assert found[0] == tuple(range(1, ROTATION))
+    if rotations == 2:
+        assert found[ROTATION] == tuple(range(ROTATION + 1, 2 * ROTATION))
+    assert found == not_estimable(op, dense=True, hoods=None)
+
+
+def test_the_rotation_claims_no_interval_and_names_its_ties() -> None:
+    x, reward, category = rotation_design(0)
+    design = rotation_design_of(x, reward, category)
+    arms = tuple(f"t/L{i:02d}.md" for i in range(x.shape[1]))
+    claims = lesson_claims(design, solver="iterative", arm_ids=arms)
+    effects = joint_effects(fit_joint(design, solver="iterative"), claims, arms, timed_arms(design))
+    for arm in range(ROTATION):
+        effect = effects[arm]
+        assert effect is not None and not effect.identified and effect.ci_low is None
+        others = [a for a in arms[:ROTATION] if a != arms[arm]]
+        # listed(names, 3): the first three in column order, then how many more (29 - 3 = 26)
+        shown = f"those of {', '.join(others[:3])} and 26 more, with the baselines"
+        assert effect.reason is not None and effect.reason.startswith("not estimable") and shown in effect.reason
+    assert sum(1 for e in effects[ROTATION:] if e is not None and e.identified) >= OTHERS - 2
+
+
+def test_a_check_that_cannot_settle_leaves_every_lesson_unestimated(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fail safe: the probe may take no step (so it cannot converge), and no search may run: no lesson gets an
+    interval, each says why."""
+    monkeypatch.setattr(estimable, "EXACT_MAX", 0)
+    monkeypatch.setattr(estimable, "CHECK_MAX", 0)
+    monkeypatch.setattr(estimable, "SEARCH_ROUNDS", 0)
+    x, reward, category = rotation_design(1)
+    design = rotation_design_of(x, reward, category)
+    arms = tuple(f"t/L{i:02d}.md" for i in range(x.shape[1]))
+    claims = lesson_claims(design, solver="iterative", arm_ids=arms)
+    assert not any(c.identified for c in claims.columns)
+    assert all(c.reason == estimable.unsettled_reason() for c in claims.columns)
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_the_iterative_path_keeps_a_fixed_number_of_lessons_a_session_apart_from_ties(seed: int) -> None:
+    for tie, want in ((False, {}), (True, {0: (1,), 1: (0,)})):
+        x, category = fixed_k_design(seed, tie=tie)
+        design = design_of(x, np.zeros(N), category)
+        z, group = design.indicators()
+        op = centred(sparse.csr_matrix(x), z, group)
+        assert not_estimable(op, dense=False, hoods=neighbourhoods(op)) == want
+
+
+@pytest.mark.parametrize("set_exact", [256, 8])
+def test_lessons_named_in_one_session_only_are_each_tied_to_the_others(
+    set_exact: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """40 lessons injected in session 7 and nowhere else (their centred columns: multiples of one vector) beside 5
+    at random: the neighbourhoods (17 lessons) find the ties among them in overlapping pieces, linked into one set;
+    beyond `SET_EXACT` columns the set is read as a chain (each tied to all the others), as its projector says."""
+    monkeypatch.setattr(estimable, "SET_EXACT", set_exact)
+    rng = np.random.default_rng(21)
+    x = np.zeros((N, 45))
+    x[:, :5] = rng.random((N, 5)) < 0.4
+    x[7, 5:] = rng.uniform(0.2, 1.0, 40)
+    category = rng.integers(0, 2, N)
+    assert {j for j, ok in enumerate(estimable_by_rank(x, category)) if not ok} == set(range(5, 45))
+    design = design_of(x, np.zeros(N), category)
+    z, group = design.indicators()
+    op = centred(sparse.csr_matrix(x), z, group)
+    found = not_estimable(op, dense=False, hoods=neighbourhoods(op))
+    assert found == {j: tuple(k for k in range(5, 45) if k != j) for j in range(5, 45)}
+    assert found == not_estimable(op, dense=True, hoods=None)
