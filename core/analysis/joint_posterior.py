@@ -31,10 +31,12 @@ lesson that `loo`'s test flags as differing by category (Cochran's Q over its ce
 gets its own, every other lesson's cells share one, each by the weighted method of moments (0 when the
 cells vary no more than their noise: the categories read the overall effect); then the ridge again,
 until they settle. The sd of effect_jc is sqrt(sd_j^2 + tau_j^2 s2 / (tau_j^2 + s2)) (their covariance
-ignored: a little wider, more exploration). A reward trend the blocks read is no cell's deviation; and the blocks are
-refitted, not held at the fit's (which has no deviations): a policy that learns where a lesson helps
-injects it more where it helps as the log goes on, the rewards rise with that, and blocks held at the
-fit's would take that rise out of the very deviations that made it.
+ignored: a little wider, more exploration); a cell without a partial estimate (never injected, or every
+injection read by the baselines: s2 infinite) sqrt(sd_j^2 + tau_j^2), its deviation's prior. A reward
+trend the blocks read is no cell's deviation; and the blocks are refitted, not held at the fit's (which has
+no deviations): a policy that learns where a lesson helps injects it more where it helps as the log goes on,
+the rewards rise with that, and blocks held at the fit's would take that rise out of the very deviations
+that made it.
 
 **Memory**: the log is read as `core.analysis.joint.fit_log` reads it, `SESSION_BLOCK` graded sessions at
 a time (`Stream`): the fit from its sufficient statistics, then one pass for each (category, lesson)
@@ -235,11 +237,23 @@ def category_deviations(fit: JointFit, source: Design | Stream) -> tuple[FloatAr
         if settled or budget <= 0:
             break
     mw = np.tile(np.where(np.isfinite(fit.mean_weight), fit.mean_weight, 0.0), c)
-    dev_flat, var_flat = np.zeros(c * n_arms), np.zeros(c * n_arms)
+    dev_flat = np.zeros(c * n_arms)
     dev_flat[has] = u
+    # a cell without a partial estimate (the lesson never injected in the category, or its injections all read
+    # by the baselines: s2 infinite) keeps its prior, tau_j^2; a lesson without data has mw 0: drawn at the prior sd
+    var_flat = np.tile(lesson_variances(tau2, lesson, flagged), c) * mw**2
     var_flat[has] = tau2 * s2 / (tau2 + s2) * mw[has] ** 2
     typical = math.sqrt(float(tau2.mean())) if len(tau2) else 0.0
     return (dev_flat * mw).reshape(c, n_arms), var_flat.reshape(c, n_arms), typical
+
+
+def lesson_variances(tau2: FloatArray, lesson: IntArray, flagged: npt.NDArray[np.bool_]) -> FloatArray:
+    """tau_j^2 per lesson from the cells' (`tau2`, each cell's `lesson`): a lesson's cells all hold its own, and
+    a lesson without any cell the one the unflagged lessons share (0 when no cell has it)."""
+    unflagged = ~flagged[lesson]
+    out: FloatArray = np.full(len(flagged), float(tau2[unflagged][0]) if unflagged.any() else 0.0)
+    out[lesson] = tau2
+    return out
 
 
 @dataclass(frozen=True)
