@@ -22,6 +22,7 @@ from lesson_credit.core.bandit.state_reading import arms_past, never_read
 from lesson_credit.core.base.safe_json import JsonError, decode_json
 from lesson_credit.core.base.safe_read import UnsafeFile, read_regular
 from lesson_credit.core.model import beta as beta_mod
+from lesson_credit.core.model import topk
 
 if TYPE_CHECKING:
     from lesson_credit.core.workspace import Workspace
@@ -86,8 +87,9 @@ def select_offline(
     beta = np.array([known.get(c.id, (a0, b0))[1] for c in candidates])
     rng = np.random.default_rng(seed)
     sample = beta_mod.thompson_draw(alpha, beta, rng) if candidates else np.zeros(0)
-    picked = beta_mod.top_k(sample, k)
-    propensity = beta_mod.p_top_k(alpha, beta, k, np.random.default_rng([seed, 1]), draws)
+    picked = beta_mod.top_k(sample, k, rng)
+    chosen = topk.chosen_of(picked, len(candidates))
+    propensity = beta_mod.p_top_k(alpha, beta, k, np.random.default_rng([seed, 1]), draws, chosen)
     selection = Selection(
         session_id=session_id,
         candidates=tuple(c.id for c in candidates),

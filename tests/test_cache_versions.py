@@ -32,7 +32,7 @@ RECORD_COMMAND = "LESSON_CREDIT_RECORD_FINGERPRINTS=1 python -m pytest tests/tes
 CACHES = {
     "lesson_credit.core.log.cache": "CACHE_VERSION",
     "lesson_credit.core.library.lessons": "LESSON_CACHE_VERSION",
-    "lesson_credit.core.analysis.joint_posterior": "CACHE_VERSION",
+    "lesson_credit.core.analysis.joint_posterior_cache": "CACHE_VERSION",
     "lesson_credit.core.analysis.ranking": "EFFECTS_VERSION",  # the Lessons screen's rankings (effects.msgpack)
     "lesson_credit.core.model.intervals": "MAGIC",  # its version is the number in its first line
     # the verdict on an own bandit-state.json whose arm cannot be told apart (.cache/bandit-state-kept): it is

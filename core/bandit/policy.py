@@ -9,7 +9,8 @@
   the regret measured with and without).
 
 Propensities are each candidate's chance to land in a top-k draw, estimated by Monte Carlo
-like the Beta policies', so inverse-propensity weighting and LOO read them the same way.
+like the Beta policies' (the selection's own draw counted among the draws: `topk.with_draw`), so
+inverse-propensity weighting and LOO read them the same way.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import numpy.typing as npt
 
 from lesson_credit.core.bandit.select import Selection, top_k_selection
 from lesson_credit.core.library.lessons import Lesson
+from lesson_credit.core.model import beta as beta_mod
 from lesson_credit.core.model import topk
 from lesson_credit.core.model.credit import STRATEGIES
 
@@ -68,11 +70,19 @@ def normal_draw(mean: FloatArray, sd: FloatArray, rng: np.random.Generator) -> F
     return result
 
 
-def p_top_k_normal(mean: FloatArray, sd: FloatArray, k: int, rng: np.random.Generator, draws: int) -> FloatArray:
+def p_top_k_normal(
+    mean: FloatArray,
+    sd: FloatArray,
+    k: int,
+    rng: np.random.Generator,
+    draws: int,
+    chosen: FloatArray | None = None,
+) -> FloatArray:
     """Monte Carlo estimate of each lesson's chance to land in a top-k draw of `normal_draw`. Drawn in
     batches of `topk.BATCH_VALUES` values and at most `topk.VALUE_BUDGET` values in all (as the Beta
     policies' `topk.p_top_k_large`): memory and time linear in the lessons; below the budget the
-    estimate is the one-shot one (the same stream of normals)."""
+    estimate is the one-shot one (the same stream of normals). Ties and `chosen` (the selection's own
+    draw counted too) as `beta.p_top_k`."""
     n = len(mean)
     if n == 0:
         return np.zeros(0)
@@ -85,11 +95,9 @@ def p_top_k_normal(mean: FloatArray, sd: FloatArray, k: int, rng: np.random.Gene
     while done < draws:
         m = min(per_batch, draws - done)
         samples = mean[None, :] + sd[None, :] * rng.standard_normal((m, n))
-        kth = np.partition(samples, n - k, axis=1)[:, n - k][:, None]
-        hits += (samples >= kth).sum(axis=0)
+        hits += topk.top_k_counts(samples, k)
         done += m
-    result: FloatArray = hits / draws
-    return result
+    return topk.with_draw(hits, draws, chosen)
 
 
 def joint_select(
@@ -102,13 +110,15 @@ def joint_select(
     propensity_rng: np.random.Generator,
     draws: int = 4000,
 ) -> Selection:
-    """Thompson top-k among the candidates on the joint posterior; propensities from `draws` draws."""
+    """Thompson top-k among the candidates on the joint posterior; propensities from `draws` draws and the
+    selection's own."""
     ids = [c.id for c in candidates]
     mean, sd = posterior.of(ids)
     sd = sd * POLICY_TEMPER
     sample = normal_draw(mean, sd, rng) if ids else np.zeros(0)
-    propensity = p_top_k_normal(mean, sd, k, propensity_rng, draws)
-    return top_k_selection(session_id, ids, sample, propensity, k, seed, JOINT)
+    picked = beta_mod.top_k(sample, k, rng)
+    propensity = p_top_k_normal(mean, sd, k, propensity_rng, draws, topk.chosen_of(picked, len(ids)))
+    return top_k_selection(session_id, ids, sample, picked, propensity, k, seed, JOINT)
 
 
 def p_top_k_active_later(

@@ -28,6 +28,7 @@ from lesson_credit.core.log.events import SELECTION
 from lesson_credit.core.model import beta as beta_mod
 from lesson_credit.core.model.kinds import kind_of
 from lesson_credit.core.model.settings import CreditSettings
+from lesson_credit.core.model.topk import chosen_of
 
 
 @dataclass(frozen=True)
@@ -186,28 +187,30 @@ def thompson_select(
     propensity_rng: np.random.Generator,
     draws: int = 4000,
 ) -> Selection:
-    """Thompson top-k among the candidates: one draw per candidate from `rng`; each one's
-    propensity (its chance to land in a top-k draw) estimated from `draws` draws of `propensity_rng`.
+    """Thompson top-k among the candidates: one draw per candidate from `rng` (which breaks a tie at the k-th
+    draw); each one's propensity (its chance to land in a top-k draw) estimated from `draws` draws of
+    `propensity_rng` and the selection's own.
     `seed` is recorded, so the selection can be replayed."""
     ids = [c.id for c in candidates]
     alpha, beta = posterior_of(post, settings, ids)
     sample = beta_mod.thompson_draw(alpha, beta, rng) if candidates else np.zeros(0)
-    propensity = beta_mod.p_top_k(alpha, beta, k, propensity_rng, draws)
-    return top_k_selection(session_id, ids, sample, propensity, k, seed, settings.strategy)
+    picked = beta_mod.top_k(sample, k, rng)
+    propensity = beta_mod.p_top_k(alpha, beta, k, propensity_rng, draws, chosen_of(picked, len(ids)))
+    return top_k_selection(session_id, ids, sample, picked, propensity, k, seed, settings.strategy)
 
 
 def top_k_selection(
     session_id: str,
     ids: Sequence[str],
     sample: npt.NDArray[np.float64],
+    picked: npt.NDArray[np.intp],
     propensity: npt.NDArray[np.float64],
     k: int,
     seed: int,
     policy: str,
 ) -> Selection:
-    """The selection a Thompson draw makes: the k candidates with the highest draws, every candidate's
-    draw and propensity (arrays in the order of `ids`), as any policy logs it."""
-    picked = beta_mod.top_k(sample, k)
+    """The selection a Thompson draw makes: the candidates `picked` (`beta.top_k` of the draws), every
+    candidate's draw and propensity (arrays in the order of `ids`), as any policy logs it."""
     return Selection(
         session_id=session_id,
         candidates=tuple(ids),

@@ -12,6 +12,8 @@ import sys
 import numpy as np
 import numpy.typing as npt
 
+from lesson_credit.core.model.topk import p_top_k_large, top_k_counts, with_draw
+
 FloatArray = npt.NDArray[np.float64]
 
 
@@ -64,32 +66,45 @@ def thompson_draw(alpha: FloatArray, beta: FloatArray, rng: np.random.Generator)
     return draws
 
 
-def top_k(scores: FloatArray, k: int) -> npt.NDArray[np.intp]:
-    """Indices of the k largest scores, best first (stable for ties)."""
+def top_k(scores: FloatArray, k: int, rng: np.random.Generator | None = None) -> npt.NDArray[np.intp]:
+    """Indices of the k largest scores, best first. With `rng` (a Thompson draw), a tie at the k-th score
+    (more candidates on it than places left: Beta draws of a small prior land on exactly 0 or 1) goes to
+    candidates on it drawn uniformly at random from `rng`, as `p_top_k` counts it (`topk.top_k_counts`);
+    without `rng` (a ranking), and among the candidates above it, by position."""
     order = np.argsort(-scores, kind="stable")
-    result: npt.NDArray[np.intp] = order[:k]
-    return result
+    if rng is None or not 0 < k < len(scores) or scores[order[k - 1]] != scores[order[k]]:
+        result: npt.NDArray[np.intp] = order[:k]
+        return result
+    kth = scores[order[k - 1]]
+    above = order[: int(np.count_nonzero(scores > kth))]
+    tied = rng.permutation(np.flatnonzero(scores == kth))
+    picked: npt.NDArray[np.intp] = np.concatenate([above, tied[: k - len(above)]]).astype(np.intp)
+    return picked
 
 
 DIRECT_VALUES = 8_000_000  # draws x arms up to which every arm is drawn every time, in one array
 
 
-def p_top_k(alpha: FloatArray, beta: FloatArray, k: int, rng: np.random.Generator, draws: int = 4000) -> FloatArray:
-    """Monte Carlo estimate of each arm's probability of landing in a top-k Thompson draw. Past
-    DIRECT_VALUES values (2,000 arms at 4,000 draws), the same estimate in batches, with arms that
-    share a posterior drawn as a group and arms that cannot reach the top k left out
-    (core/model/topk.py): memory and time linear in the arms."""
+def p_top_k(
+    alpha: FloatArray,
+    beta: FloatArray,
+    k: int,
+    rng: np.random.Generator,
+    draws: int = 4000,
+    chosen: FloatArray | None = None,
+) -> FloatArray:
+    """Monte Carlo estimate of each arm's probability of landing in a top-k Thompson draw (`top_k` with
+    its generator: a tie at the k-th value shared equally among the arms on it). With `chosen` (1 for the
+    arms the selection's own draw chose, else 0) that draw is counted among the draws (`topk.with_draw`):
+    a chosen arm's estimate is never 0. Past DIRECT_VALUES values (2,000 arms at 4,000 draws), the same
+    estimate in batches, with arms that share a posterior drawn as a group and arms that cannot reach the
+    top k left out (core/model/topk.py): memory and time linear in the arms."""
     n = len(alpha)
     if n == 0:
         return np.zeros(0)
     if k >= n:
         return np.ones(n)
     if n * draws > DIRECT_VALUES:
-        from lesson_credit.core.model.topk import p_top_k_large
-
-        return p_top_k_large(np.asarray(alpha, np.float64), np.asarray(beta, np.float64), k, rng, draws)
+        return p_top_k_large(np.asarray(alpha, np.float64), np.asarray(beta, np.float64), k, rng, draws, chosen)
     samples = rng.beta(alpha, beta, size=(draws, n))
-    # the k-th largest per row; an arm is selected when it is at or above it
-    kth = np.partition(samples, n - k, axis=1)[:, n - k][:, None]
-    result: FloatArray = (samples >= kth).mean(axis=0)
-    return result
+    return with_draw(top_k_counts(samples, k), draws, chosen)

@@ -17,6 +17,22 @@ changes what is estimated:
 
 Each draw still selects exactly k arms, so the estimates add up to k, as the plain ones do.
 
+A tie at a draw's k-th value (Beta draws of a small prior, or with little evidence against a small
+prior, land on exactly 0.0 or 1.0: at Beta(0.01, 0.01) nearly every draw does) is broken uniformly at
+random in the selection (`beta.top_k`), so each arm on it gets an equal share of the places left
+(`top_k_counts`): the estimate is the draw's real frequency. A group's order statistics cannot say how
+many of its arms share such a value, so a group is drawn arm by arm unless a draw with one of its arms on
+0 or 1 beside another arm there is rarer than `ATOM_GROUP` (`_atom_mass`): at the default prior Beta(1, 1),
+1e-16 an arm.
+
+The selection's own draw (`with_draw`, `chosen`) is counted as one more: a lesson the selection chose has
+an estimate of at least 1 / (draws + 1), one it did not at most draws / (draws + 1). The draw is one more
+sample of the same distribution, so the estimate stays unbiased, and the inverse-propensity weight of a
+chosen lesson, (draws + 1) / (hits + 1) with hits ~ Binomial(draws, p), has mean 1 / p times
+1 - (1 - p)^(draws + 1): weighted by it, a lesson's sessions count 1 - (1 - p)^(draws + 1) times as
+often as they should (0.98 at p = 0.001 and 4,000 draws), where a plain estimate of 0 counted a chosen
+lesson infinitely (the analysis then clipped it).
+
 What is left is drawn at most VALUE_BUDGET values in all: thirty thousand arms whose posteriors all
 overlap get 533 draws instead of 4,000 (under a second, not six). An arm's estimate is then coarser,
 but at such a size most arms' chances are of order k / arms, below what 4,000 draws resolve too
@@ -35,9 +51,48 @@ VALUE_BUDGET = 16_000_000  # values drawn in all, at most (under a second)
 MIN_DRAWS = 400
 BIG_GROUP = 64  # arms sharing a posterior from which their order statistics are drawn instead
 EPSILON = 1e-12
+ATOM_GROUP = 1e-6  # the chance a group's order statistics miss a tie in a draw, at most
 
 
-def p_top_k_large(alpha: FloatArray, beta: FloatArray, k: int, rng: np.random.Generator, draws: int) -> FloatArray:
+def top_k_counts(values: FloatArray, k: int) -> FloatArray:
+    """Per column of `values` (a row per draw), the draws in which it lands in the top k: 1 above the row's
+    k-th value; on it, the places left shared equally among the columns there (`beta.top_k` gives them to
+    ones drawn at random). Each row counts k in all."""
+    width = values.shape[1]
+    kth = np.partition(values, width - k, axis=1)[:, width - k][:, None]
+    at_least = values >= kth
+    counts: FloatArray = at_least.sum(axis=0).astype(np.float64)
+    over = np.flatnonzero(at_least.sum(axis=1) > k)  # draws with more columns on the k-th value than places
+    if len(over):
+        rows, bar = values[over], kth[over]
+        above, on = rows > bar, rows == bar
+        share = (k - above.sum(axis=1)) / on.sum(axis=1)
+        counts += above.sum(axis=0) + (on * share[:, None]).sum(axis=0) - at_least[over].sum(axis=0)
+    return counts
+
+
+def with_draw(counts: FloatArray, draws: int, chosen: FloatArray | None) -> FloatArray:
+    """The estimate from `counts` over `draws` draws, and with `chosen` (per arm 1 if the selection's own
+    draw chose it, else 0) that draw counted too (see the module docstring)."""
+    result: FloatArray = counts / draws if chosen is None else (counts + chosen) / (draws + 1)
+    return result
+
+
+def chosen_of(picked: npt.NDArray[np.intp], n: int) -> FloatArray:
+    """Per arm of n, 1 for those `picked`, else 0."""
+    out = np.zeros(n)
+    out[picked] = 1.0
+    return out
+
+
+def p_top_k_large(
+    alpha: FloatArray,
+    beta: FloatArray,
+    k: int,
+    rng: np.random.Generator,
+    draws: int,
+    chosen: FloatArray | None = None,
+) -> FloatArray:
     """The Monte Carlo estimate of `beta.p_top_k` (`draws` draws), for many arms (k < number of arms)."""
     params, arm_group, sizes = np.unique(
         np.stack([alpha, beta], axis=1), axis=0, return_inverse=True, return_counts=True
@@ -48,9 +103,11 @@ def p_top_k_large(alpha: FloatArray, beta: FloatArray, k: int, rng: np.random.Ge
     copies = np.minimum(sizes, k)
     bar = np.sort(np.repeat(low, copies))[-k]  # at least k arms exceed it in every draw (but 1 in 1/EPSILON)
     kept = np.flatnonzero(high >= bar)
-    big = kept[sizes[kept] > BIG_GROUP]
+    atoms = sizes * _atom_mass(a, b)  # per group, the chance one of its arms lands on 0 or 1 (at most)
+    grouped = (sizes > BIG_GROUP) & (atoms * atoms.sum() < ATOM_GROUP)
+    big = kept[grouped[kept]]
     # one column per arm of a small group (its arms drawn one by one), k per big group (its top k)
-    single_groups = kept[sizes[kept] <= BIG_GROUP]
+    single_groups = kept[~grouped[kept]]
     single_arms = np.flatnonzero(np.isin(arm_group, single_groups))
     columns_group = np.concatenate([arm_group[single_arms], np.repeat(big, k)]).astype(np.int64)
     width = len(columns_group)
@@ -69,10 +126,18 @@ def p_top_k_large(alpha: FloatArray, beta: FloatArray, k: int, rng: np.random.Ge
                     a[group : group + 1], b[group : group + 1], _top_order_statistics(rng, n, int(sizes[group]), k)
                 )
                 values[:, len(single_arms) + i * k : len(single_arms) + (i + 1) * k] = top
-            kth = np.partition(values, width - k, axis=1)[:, width - k]
-            hits += np.bincount(columns_group, weights=(values >= kth[:, None]).sum(axis=0), minlength=len(params))
-    per_arm: FloatArray = (hits / (draws * sizes))[arm_group]
-    return per_arm
+            hits += np.bincount(columns_group, weights=top_k_counts(values, k), minlength=len(params))
+    return with_draw((hits / sizes)[arm_group], draws, chosen)
+
+
+def _atom_mass(a: FloatArray, b: FloatArray) -> FloatArray:
+    """Per Beta(a, b), the chance of a draw within 2^-53 of 1 (it rounds to 1.0) or below 2^-1022 (it may
+    round to 0.0): an upper bound on its chance to land on a value another draw can share."""
+    if (a == 1.0).all() and (b == 1.0).all():
+        return np.full(len(a), 2.0**-53 + 2.0**-1022)
+    from scipy.special import betainc
+
+    return np.asarray(betainc(a, b, 2.0**-1022) + betainc(b, a, 2.0**-53), dtype=np.float64)
 
 
 def _quantile(a: FloatArray, b: FloatArray, q: float | FloatArray) -> FloatArray:

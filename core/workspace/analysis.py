@@ -157,7 +157,7 @@ class Analysis(Reading):
     def joint_posterior(self) -> JointPosterior:
         """The joint estimate as a posterior per lesson (core.analysis.joint_posterior): kept per log
         version in memory, and on disk in the verified cache `.cache/joint-posterior.msgpack`."""
-        from lesson_credit.core.analysis.joint_posterior import cached_joint_posterior
+        from lesson_credit.core.analysis.joint_posterior_cache import cached_joint_posterior
 
         data = self.data()
         fits, floor = self._fits_now(), self.settings.floor

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from lesson_credit.core.analysis import joint_posterior as jp
+from lesson_credit.core.analysis import joint_posterior_cache as jpc
 from lesson_credit.core.analysis.joint import JointFit, build_design, fit_joint, fit_sums
 from lesson_credit.core.bandit.config import ConfigError, load_config, save_config
 from lesson_credit.core.bandit.policy import NormalPosterior, joint_select, p_top_k_normal
@@ -165,7 +166,7 @@ def test_credit_policies_fold_under_their_strategy(tmp_path: Path) -> None:
 def test_the_fit_is_cached_per_log_version(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = tiny_workspace(tmp_path)
     first = Workspace(root, clock=fixed_clock).joint_posterior()
-    cache = root / "state" / "lesson-thompson" / ".cache" / jp.CACHE_NAME
+    cache = root / "state" / "lesson-thompson" / ".cache" / jpc.CACHE_NAME
     assert cache.is_file()
     fits: list[int] = []
     real = fit_sums  # the function joint_posterior fits with
@@ -195,7 +196,7 @@ def test_the_fit_is_cached_per_log_version(tmp_path: Path, monkeypatch: pytest.M
 def test_a_damaged_cache_is_refitted_with_a_note(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = tiny_workspace(tmp_path)
     first = Workspace(root, clock=fixed_clock).joint_posterior()
-    cache = root / "state" / "lesson-thompson" / ".cache" / jp.CACHE_NAME
+    cache = root / "state" / "lesson-thompson" / ".cache" / jpc.CACHE_NAME
     data = bytearray(cache.read_bytes())
     data[-3] ^= 0xFF  # one flipped bit in the payload: the seal no longer holds
     cache.write_bytes(bytes(data))
@@ -204,9 +205,9 @@ def test_a_damaged_cache_is_refitted_with_a_note(tmp_path: Path, capsys: pytest.
     assert "joint-posterior.msgpack is damaged" in capsys.readouterr().err
     # a cache written for other inputs (another floor here) is never used for these
     ws = Workspace(root, clock=fixed_clock)
-    other_key = jp.fingerprint(ws.data(), ws.session_categories(), ws.session_agents(), 0.5, jp.POLICY_TAU_MIN)
+    other_key = jpc.fingerprint(ws.data(), ws.session_categories(), ws.session_agents(), 0.5, jp.POLICY_TAU_MIN)
     with pytest.raises(ValueError, match="stale"):
-        jp.decode(cache.read_bytes(), other_key)
+        jpc.decode(cache.read_bytes(), other_key)
 
 
 # ---------------------------------------------------------------- config and CLI

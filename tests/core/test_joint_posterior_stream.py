@@ -84,7 +84,8 @@ def dense_deviations(x: Any, y: Any, z: Any, code: Any, coef: Any, sigma2: float
     A_jj; the lessons whose cells' partials at U = 0 differ (Cochran's Q, p < 0.05, BH < 0.2) get
     their own tau^2, the others one shared, each by weighted moments; then U, the ridge regression of
     the reward less the lessons' coefficients on M~ at penalty sigma^2 / tau^2 per cell; until the
-    tau^2 settle. Returns U, its variance tau^2 s2 / (tau^2 + s2) and the tau^2 of each cell with a partial."""
+    tau^2 settle. Returns U, its variance tau^2 s2 / (tau^2 + s2) (tau^2 without a partial) and the tau^2 of
+    each cell with a partial."""
     from scipy.stats import chi2
 
     c, n_arms = int(code.max()) + 1, x.shape[1]
@@ -138,7 +139,11 @@ def dense_deviations(x: Any, y: Any, z: Any, code: Any, coef: Any, sigma2: float
         u[on] = np.linalg.solve(m.T @ m + np.diag(sigma2 / tau2[tau2 > 0]), m.T @ target)
         if settled:
             break
-    var = np.zeros(c * n_arms)
+    # a cell without a partial (its lesson never injected in its category, or the baselines read all of its weight:
+    # s2 infinite) keeps its lesson's tau^2: the flagged lesson's own, any other's the one they share
+    shared = float(tau2[~np.isin(lesson, flagged)][0]) if (~np.isin(lesson, flagged)).any() else 0.0
+    lesson_tau2 = {j: float(tau2[lesson == j][0]) for j in flagged}
+    var = np.tile([lesson_tau2.get(j, shared) for j in range(n_arms)], c)
     var[has] = tau2 * s2 / (tau2 + s2)
     return u.reshape(c, n_arms), var.reshape(c, n_arms), tau2
 

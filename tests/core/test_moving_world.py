@@ -227,6 +227,7 @@ def test_the_joint_policys_cache_knows_a_lesson_included_during_a_session(tmp_pa
     # two logs that differ only in one lesson's mark: the fits differ (the marked one is no treatment),
     # so the cached fit of one must not serve the other
     from lesson_credit.core.analysis import joint_posterior as jp
+    from lesson_credit.core.analysis import joint_posterior_cache as jpc
 
     def log(mark: str) -> list[dict[str, object]]:
         return [
@@ -238,6 +239,6 @@ def test_the_joint_policys_cache_knows_a_lesson_included_during_a_session(tmp_pa
     keys = []
     for mark in ("before", "during"):
         ws = Workspace(make_workspace(tmp_path / mark, {"a.md": (["alpha"], "active")}, log(mark)), clock=fixed_clock)
-        keys.append(jp.fingerprint(ws.data(), ws.session_categories(), ws.session_agents(), 0.3, jp.POLICY_TAU_MIN))
+        keys.append(jpc.fingerprint(ws.data(), ws.session_categories(), ws.session_agents(), 0.3, jp.POLICY_TAU_MIN))
         assert ws.joint_posterior().n.tolist() == ([8] if mark == "before" else [7])
     assert keys[0] != keys[1]
