@@ -11,6 +11,9 @@ from lesson_credit.tui.text import Phrase, fmt, fmt_signed, one_line, phrase_lin
 INSUFFICIENT = "insufficient data"
 
 
+UNUSED = "unused (none kept or none withheld at their epsilon)"  # coins in no stratum with both
+
+
 def lift(value: float | None) -> str:
     return "—" if value is None else fmt_signed(value)
 
@@ -120,6 +123,7 @@ def _lift_paragraphs(result: LooResult) -> list[list[Phrase]]:
             [
                 Text(f"randomized (dropout): {lift(rnd.estimate)} 95% CI {span(rnd.ci_low, rnd.ci_high)}"),
                 Text(f"kept {rnd.n_kept}, withheld {rnd.n_withheld}"),
+                *([(", ", Text(f"{rnd.n_unused} {UNUSED}"))] if rnd.n_unused else []),  # (else reads: never flipped)
             ]
         )
     if result.timed:  # its means with and without are after and before one moment: the difference withheld

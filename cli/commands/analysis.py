@@ -142,6 +142,11 @@ def _span(low: float | None, high: float | None) -> str:
     return "-" if low is None or high is None else span(low, high)
 
 
+def _coins(kept: int, withheld: int, unused: int) -> str:
+    """The kept/withheld cell, and the coins no stratum could use (`0/0` alone reads as never flipped for)."""
+    return f"{kept}/{withheld}" + (f" +{unused} unused" if unused else "")
+
+
 def _loo_row(r: LooResult, randomized: bool, during: bool = False) -> tuple[object, ...]:
     """One row of the `loo` table: the headline (an estimate in parentheses claims nothing), then the rest."""
     from lesson_credit.core.analysis.estimates import kind
@@ -164,7 +169,7 @@ def _loo_row(r: LooResult, randomized: bool, during: bool = False) -> tuple[obje
         cells += [
             "-" if rnd is None else _num(rnd.estimate),
             "-" if rnd is None else _span(rnd.ci_low, rnd.ci_high),
-            "-" if rnd is None else f"{rnd.n_kept}/{rnd.n_withheld}",
+            "-" if rnd is None else _coins(rnd.n_kept, rnd.n_withheld, rnd.n_unused),
         ]
     cells += [
         r.n_with,

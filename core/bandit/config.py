@@ -135,8 +135,7 @@ def parse_config(path: Path, text: str | None) -> Config:
     for name, value in data.items():  # a table we do not know is kept, unless it is a known one misspelt
         if name not in KEYS + TABLES and not (isinstance(value, dict) and not _near(name, TABLES)):
             raise unknown_key(path, name, KEYS + TABLES)
-        if isinstance(value, dict):
-            _none_swallowed(path, name, value)
+    _none_swallowed(path, data, text)
     prior = data.get("prior", {})
     if not isinstance(prior, dict):
         raise ConfigError(f"{path}: [prior] must be a table with alpha and beta")
@@ -169,16 +168,46 @@ def parse_config(path: Path, text: str | None) -> Config:
     )
 
 
-def _none_swallowed(path: Path, name: str, table: dict[str, Any]) -> None:
-    """A top-level setting written below a `[table]` line is that table's key in TOML: in [outcomes] it would be an
-    outcome, in [store] or another tool's table ignored, the default left in force without a word. Refused."""
-    if name == "categories":  # (a category may be named anything; a setting there is refused as not a list)
-        return
-    if swallowed := sorted(set(table) & set(KEYS)):
-        raise ConfigError(
-            f"{path}: {swallowed[0]} is inside [{name}] (TOML reads every key below a [table] line into it): "
-            f"put {swallowed[0]} above the first [table] line"
-        )
+def _none_swallowed(path: Path, data: dict[str, Any], text: str) -> None:
+    """A top-level setting written below a `[table]` line (nested ones too: `[store.options]`, `[[mytool.runs]]`) is
+    that table's key in TOML: in [outcomes] it would be an outcome, in [store] or another tool's table ignored, the
+    default left in force without a word. Refused, naming the table as its line does. One the setting's own line puts
+    in a table (`mytool = {decay = 0.97}`, `mytool.decay = 0.97`) is that table's, as written: kept."""
+    headers = _table_lines(text)
+
+    def look(table: dict[str, Any], at: tuple[str, ...]) -> None:
+        if at in headers and (swallowed := sorted(set(table) & set(KEYS))):
+            raise ConfigError(
+                f"{path}: {swallowed[0]} is inside {headers[at]} (TOML reads every key below a [table] line into "
+                f"it): put {swallowed[0]} above the first [table] line"
+            )
+        for name, value in table.items():
+            if at == () and name == "categories":  # (a category may be named anything; a setting there is refused
+                continue  # as not a list of keywords)
+            for inner in value if isinstance(value, list) else [value]:
+                if isinstance(inner, dict):
+                    look(inner, (*at, name))
+
+    look(data, ())
+
+
+def _table_lines(text: str) -> dict[tuple[str, ...], str]:
+    """The tables `text`'s `[table]` and `[[table]]` lines name: each one's keys, and the line as written."""
+    import re
+    import tomllib
+
+    out: dict[tuple[str, ...], str] = {}
+    for found in re.finditer(r"^[ \t]*(\[\[?)([^\]\n]+)(\]\]?)[ \t]*(?:#.*)?$", text, re.MULTILINE):
+        try:  # (a line of a multi-line string or array may look like one: it names no table read)
+            named = tomllib.loads(f"{found.group(2)} = 0")
+        except tomllib.TOMLDecodeError:
+            continue
+        keys: list[str] = []
+        while isinstance(named, dict) and len(named) == 1:
+            key, named = next(iter(named.items()))
+            keys.append(key)
+        out[tuple(keys)] = f"{found.group(1)}{found.group(2).strip()}{found.group(3)}"
+    return out
 
 
 def _near(name: str, known: tuple[str, ...]) -> bool:

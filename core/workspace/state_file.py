@@ -42,7 +42,11 @@ STATE_ATTEMPTS = 3  # rewrites of bandit-state.json tried while another tool kee
 NEW_ARMS_SLACK = 1_000  # arms beyond the library's lessons an update of the own state file may bring (new_arms_room)
 STATE_BYTES_FLOOR = 4 << 20  # a state file takes at most this and STATE_BYTES_PER_ARM an arm (refuse_arms_file)
 STATE_BYTES_PER_ARM = 4096  # gptme's arm is 200 bytes; room for its contextual arms and keys we do not know
-LEFT = "left as it is, nothing logged (delete it, and the next write writes it from the log)"
+# what deleting a refused file loses (its next write is the log's): gptme's contextual arms, which the log does not hold
+LEFT = (
+    "left as it is, nothing logged (deleting it has the next write write it from the log, without what the log does "
+    "not hold: gptme's contextual arms and other keys)"
+)
 
 
 def state_bytes_room(arms: int) -> int:

@@ -13,7 +13,7 @@ import pytest
 from lesson_credit.core import attribution
 from lesson_credit.core.workspace import Workspace
 from tests.support.cli_run import run_cli
-from tests.support.dropout_logs import LESSONS, A, B, C, dropout_workspace, gptme_line
+from tests.support.dropout_logs import LESSONS, A, B, C, dropout_workspace, gptme_line, write_logs
 from tests.support.engine_helpers import fixed_clock, make_workspace, session
 
 
@@ -344,3 +344,26 @@ def test_a_randomized_estimate_of_a_lesson_in_no_logged_session_is_said(tmp_path
     assert said in payload["meta"]["dropout_problems"]
     code, _, err = run_cli("loo", "--workspace", str(root), "--no-write")
     assert code == 0 and said in err
+
+
+def test_coins_at_an_epsilon_that_never_withheld_are_shown_unused(tmp_path: Path) -> None:
+    """A lesson kept by all 25 of its coins at epsilon 0.1, never withheld: no stratum has both, so the estimate counts
+    none (0 kept, 0 withheld) and all 25 are unused. The table and the dashboard's panel showed `0/0` and "kept 0,
+    withheld 0" alone, as if it had never been flipped for (before the estimate was stratified: 25/0)."""
+    from lesson_credit.tui.loo_text import describe
+
+    sessions = [f"s{i:02d}" for i in range(25)]
+    events = [session(sid, round(0.3 + 0.02 * i, 2), {A: 0.5, C: 0.5}) for i, sid in enumerate(sessions)]
+    root = make_workspace(tmp_path, lessons=LESSONS, events=events)
+    write_logs(root, {sid: [gptme_line(sid, [A], [], eps=0.1)] for sid in sessions})
+    code, out, err = run_cli("loo", "--workspace", str(root), "--no-write", "--json")
+    assert code == 0, err
+    row = next(r for r in json.loads(out)["results"] if r["lesson"] == A)
+    assert (row["randomized"]["n_kept"], row["randomized"]["n_withheld"], row["randomized"]["n_unused"]) == (0, 0, 25)
+    code, out, err = run_cli("loo", "--workspace", str(root), "--no-write")
+    assert code == 0, err
+    line = next(text for text in out.splitlines() if text.startswith(A))
+    assert " 0/0 +25 unused " in line, line
+    result = next(r for r in Workspace(root).loo(write=False) if r.path == A)
+    text = describe(result).plain
+    assert "kept 0, withheld 0, 25 unused (none kept or none withheld at their epsilon)" in text, text

@@ -54,8 +54,8 @@ def planted(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
 # 43 arms: a, b and café, and the 40 planted; counted as far as the 7th
 LINE = (
     f"has over 6 arms ({ARM_KEYS}; counted no further): over 3 more than the 3 of the log, more than the 3 lessons "
-    "a log names, so no update of gptme's bandit; left as it is, nothing logged (delete it, and the next write writes "
-    "it from the log)"
+    "a log names, so no update of gptme's bandit; left as it is, nothing logged (deleting it has the next write write "
+    "it from the log, without what the log does not hold: gptme's contextual arms and other keys)"
 )
 
 

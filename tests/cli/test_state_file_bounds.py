@@ -26,9 +26,9 @@ from tests.cli.cli_fixtures import log_bytes, run
 from tests.cli.test_log_lesson_cap_own_file import arm, at_the_cap, gptme_session
 from tests.support.engine_helpers import STATE_REL
 
-LEFT = (
-    "so no update of gptme's bandit; left as it is, nothing logged (delete it, and the next write writes it from "
-    "the log)"
+LEFT = (  # (before: "delete it, and the next write writes it from the log", silent on what that loses)
+    "so no update of gptme's bandit; left as it is, nothing logged (deleting it has the next write write it from the "
+    "log, without what the log does not hold: gptme's contextual arms and other keys)"
 )
 
 

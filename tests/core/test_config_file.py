@@ -197,6 +197,11 @@ SWALLOWED = [
     ('[store]\nurl = ""\nfloor = 0.5\n', "floor is inside [store]"),
     ("[team]\nk = 3\n", "k is inside [team]"),
     ('[select]\npolicy = "seed"\nstrategy = "evidence"\n', "strategy is inside [select]"),
+    # nested tables too, named as their line names them (before: only top-level tables were looked in, decay 1.0)
+    ("[store.options]\nssl = true\ndecay = 0.97\n", "decay is inside [store.options]"),
+    ("[mytool.sub]\ndecay = 0.97\n", "decay is inside [mytool.sub]"),
+    ("[mytool]\nname = 1\n[mytool.sub]\nk = 3\n", "k is inside [mytool.sub]"),
+    ('[[mytool.runs]]\nname = "a"\nfloor = 0.5\n', "floor is inside [[mytool.runs]]"),
 ]
 
 
@@ -218,6 +223,16 @@ def test_the_same_settings_above_the_first_table_line_are_read(tmp_path: Path) -
     # a category may have any name, a setting's among them (its value must be keywords)
     path.write_text('[categories]\ndecay = ["slow"]\n')
     assert load_config(path).categories == {"decay": ("slow",)}
+
+
+def test_a_setting_named_inside_another_tools_table_on_its_own_line_is_that_tools(tmp_path: Path) -> None:
+    """An inline table or a dotted key names its table on the setting's own line: no [table] line took it there, so it
+    is the other tool's setting (before: refused, saying "TOML reads every key below a [table] line")."""
+    path = tmp_path / "config.toml"
+    path.write_text("decay = 0.9\nmytool = {decay = 0.97}\nother.k = 3\n[third]\nsub = {floor = 0.5}\n")
+    config = load_config(path)
+    assert (config.credit.decay, config.k) == (0.9, 10)  # (k: the default, 10)
+    assert config.extra == {"mytool": {"decay": 0.97}, "other": {"k": 3}, "third": {"sub": {"floor": 0.5}}}
 
 
 def test_a_table_we_do_not_know_is_kept_not_refused(tmp_path: Path) -> None:
