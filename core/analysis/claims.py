@@ -44,7 +44,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from lesson_credit.core.analysis.estimable import Ties, confounded_reason, not_estimable, unsettled_reason
+from lesson_credit.core.analysis.estimable import (
+    Ties,
+    common_direction,
+    confounded_reason,
+    not_estimable,
+    unsettled_reason,
+)
 from lesson_credit.core.analysis.joint import DENSE_MAX, TAU_MIN, Design, block_codes
 from lesson_credit.core.analysis.joint_ops import CROSS_DENSE_MAX, Centred, centred
 from lesson_credit.core.analysis.joint_solve import solve_operator
@@ -210,14 +216,15 @@ def fit_columns(design: Design, *, solver: str = "auto") -> Fitted:
     _, var0, lam0, sigma2, _ = solve_operator(op, y, float(y @ y), dof, None, TAU_MIN, dense, hoods)
     prior_sd = math.sqrt(sigma2 / lam0)
     few = (counts < MIN_SESSIONS) | (design.n - counts < MIN_SESSIONS)
-    confounded = not_estimable(op, dense, hoods)  # (its marginal sd may still look cut: a prior shares it out)
+    sizes = np.array([len(members) for members in columns], dtype=np.float64)  # (a group's column: its members')
+    confounded = not_estimable(op, dense, hoods, sizes)  # (its marginal sd may still look cut: a prior shares it out)
     identified = ~few & (np.sqrt(var0) / prior_sd <= SD_RATIO_MAX) & ~np.isin(np.arange(len(columns)), list(confounded))
     weak = lam0 / WEAK_PRIOR**2
     # every column some fit can estimate gets the weak prior, identified or not: an identified lesson's interval must
     # not rest on a correlated one held near 0 by its prior (a lesson switched inside a block, the data barely moving
     # it, took a correlated lesson's estimate with it: its interval excluded 0 in 45% of such worlds)
     free = ~few & ~np.isin(np.arange(len(columns)), list(confounded))
-    common = _common_prior(op, free, lam0 - weak)
+    common = _common_prior(op, free * sizes, lam0 - weak)
     fit = fit_robust(op, y, np.where(free, weak, lam0), dense=dense, hoods=hoods, common=common)
     # with the robust variance in place of the model's, the data must still cut the prior sd as much
     # (a lesson whose few sessions are far noisier than the rest is not identified by them)
@@ -408,15 +415,16 @@ def switched(op: Centred, block: IntArray | None = None) -> npt.NDArray[np.bool_
     return switched_in(op.x, op.group, block)
 
 
-def _common_prior(op: Centred, identified: npt.NDArray[np.bool_], strength: float) -> tuple[FloatArray, float]:
-    """The identified lessons' mean: when the data barely see it (every session injects as many of
-    them, so only their differences show), it keeps the full prior instead of the weak one: the
-    rank-one penalty (u, c) with u their normalised indicator, c = strength as far as the data see
-    u'A u less than COMMON_SEEN times their mean A_jj."""
-    u = identified / math.sqrt(max(int(identified.sum()), 1))
-    if not identified.any():
-        return u, 0.0
-    seen = float(np.sum(op.apply(u) ** 2)) / max(float(op.gram_diag()[identified].mean()), 1e-300)
+def _common_prior(op: Centred, sizes: FloatArray, strength: float) -> tuple[FloatArray, float]:
+    """The lessons' mean over the columns with `sizes` > 0 (each column's lessons: a group's column counts its
+    members, `estimable.common_direction`): when the data barely see it (every session injects as many lessons,
+    so only their differences show), it keeps the full prior instead of the weak one: the rank-one penalty (u, c)
+    with u that direction, c = strength as far as the data see u'A u less than COMMON_SEEN times their mean A_jj."""
+    chosen = sizes > 0
+    if not chosen.any():
+        return np.zeros(len(sizes)), 0.0
+    u = common_direction(sizes)
+    seen = float(np.sum(op.apply(u) ** 2)) / max(float(op.gram_diag()[chosen].mean()), 1e-300)
     return u, strength * max(0.0, 1.0 - seen / COMMON_SEEN)
 
 

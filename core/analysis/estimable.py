@@ -67,15 +67,24 @@ SEED = 20261207  # the probe's and the search's start: the same log gives the sa
 Ties = dict[int, tuple[int, ...] | None]
 
 
-def not_estimable(op: Centred, dense: bool, hoods: Neighbourhoods | None) -> Ties:
+def common_direction(sizes: FloatArray) -> FloatArray:
+    """The lessons' common direction among columns of `sizes` lessons each (a group's column holds each member's
+    share, 1 / its size: a session's count of lessons is sum_j size_j x_j), normalised."""
+    out: FloatArray = sizes / float(np.linalg.norm(sizes))
+    return out
+
+
+def not_estimable(op: Centred, dense: bool, hoods: Neighbourhoods | None, sizes: FloatArray | None = None) -> Ties:
     """Per column of `op` that no fit can estimate: the other columns its dependency ties it to (sorted), or None
-    when whether it is estimable could not be settled (`_checked_null_space`: not estimable, to be safe)."""
+    when whether it is estimable could not be settled (`_checked_null_space`: not estimable, to be safe).
+    `sizes`: the lessons in each column (None: one each), for the lessons' common direction (`common_direction`)."""
     if op.p == 0:
         return {}
+    common = common_direction(np.ones(op.p) if sizes is None else np.asarray(sizes, dtype=np.float64))
     if dense or hoods is None:
-        return _from_null_space(_without_common(_null_space(op.gram_dense())))
+        return _from_null_space(_without_common(_null_space(op.gram_dense()), common))
     local, vectors = _neighbourhood_ties(hoods)
-    parts = _checked_null_space(op, hoods, vectors)
+    parts = _checked_null_space(op, hoods, vectors, common)
     if parts is None:
         unsettled: Ties = dict.fromkeys(range(op.p))
         return unsettled | local
@@ -90,15 +99,14 @@ def not_estimable(op: Centred, dense: bool, hoods: Neighbourhoods | None) -> Tie
     return out
 
 
-def _without_common(null: FloatArray) -> FloatArray:
+def _without_common(null: FloatArray, u: FloatArray) -> FloatArray:
     """The null space's vectors as ties between columns. When the lessons' common direction is in it (every
     session injects as many of them: only their differences show, and the fit pins their mean with its prior,
     core/analysis/claims.py `_common_prior`), the lessons are estimated against their mean, as they always were:
     that direction is no tie. What else is null (a tie of a few lessons beside it) is kept, each vector with the
     common direction added so that the columns it does not tie are 0: made orthogonal to the common direction, a
-    tie moves every column it leaves out by one same amount (the mean's share), the value most columns take."""
-    p = null.shape[0]
-    u = np.full(p, 1.0 / np.sqrt(p))
+    tie moves every column it leaves out by one same amount (the mean's share), the value most columns take.
+    `u`: the common direction (`common_direction`)."""
     along = null.T @ u
     if null.shape[1] == 0 or float(np.sqrt(along @ along)) < 1.0 - NULL_SHARE:  # u is not in the null space
         return null
@@ -169,7 +177,7 @@ Basis = tuple[IntArray, Any, bool]  # and whether they are orthonormal (an array
 
 
 def _checked_null_space(
-    op: Centred, hoods: Neighbourhoods, vectors: list[Part]
+    op: Centred, hoods: Neighbourhoods, vectors: list[Part], common: FloatArray
 ) -> list[tuple[IntArray, FloatArray | None]] | None:
     """A's null space, checked whole (see the module), as ties to read (`_from_null_space`): per set of columns the
     neighbourhoods' null vectors link, an orthonormal basis of theirs (when they are the whole null space), or one
@@ -178,12 +186,11 @@ def _checked_null_space(
     p = op.p
     diag = op.gram_diag()
     scale = np.where(diag > 0, np.sqrt(np.where(diag > 0, diag, 1.0)), 1.0)  # S^-1 (a flat column's: 1)
-    common = np.full(p, 1.0 / np.sqrt(p))
     has_common = float(common @ op.gram_apply(common)) <= NULL_EIGENVALUE * float(np.max(diag, initial=0.0))
     sets = _linked_bases(vectors, scale)
     found: Any = _as_matrix(sets, p, dense=has_common)
     if found is None:
-        return _whole(_null_space(op.gram_dense())) if p <= EXACT_MAX else None
+        return _whole(_null_space(op.gram_dense()), common) if p <= EXACT_MAX else None
     if has_common:
         found = _extended(found, (common * scale)[:, None])  # every session injects as many: the lessons' sum
 
@@ -211,16 +218,16 @@ def _checked_null_space(
         else:
             dense = _as_matrix(sets, p, dense=True)
             if dense is None:
-                return _whole(_null_space(op.gram_dense())) if p <= EXACT_MAX else None
+                return _whole(_null_space(op.gram_dense()), common) if p <= EXACT_MAX else None
             found = _extended(dense, more[:, None])
     else:
         if p <= EXACT_MAX:
-            return _whole(_null_space(op.gram_dense()))  # exact
+            return _whole(_null_space(op.gram_dense()), common)  # exact
         dense = found if isinstance(found, np.ndarray) else _as_matrix(sets, p, dense=True)
         found = _searched(apply, precondition, dense, p) if dense is not None else None
         if found is None or not _probe(apply, found):
             return None
-    return _whole(np.linalg.qr(found / scale[:, None])[0])
+    return _whole(np.linalg.qr(found / scale[:, None])[0], common)
 
 
 def _with_column(found: Any, column: FloatArray) -> Any:
@@ -244,8 +251,8 @@ def _beside_sum(
     return True, (q / norm if float(q @ apply(q)) <= NULL_SCALED * norm * norm else None)
 
 
-def _whole(null: FloatArray) -> list[tuple[IntArray, FloatArray | None]]:
-    return [(np.arange(null.shape[0]), _without_common(null))]
+def _whole(null: FloatArray, common: FloatArray) -> list[tuple[IntArray, FloatArray | None]]:
+    return [(np.arange(null.shape[0]), _without_common(null, common))]
 
 
 def _linked_bases(vectors: list[Part], scale: FloatArray) -> list[Basis]:
