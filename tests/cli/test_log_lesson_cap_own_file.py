@@ -202,8 +202,9 @@ def test_an_update_of_more_new_arms_than_a_log_names_is_left_as_it_is_and_nothin
     said = [w for w in json.loads(out)["warnings"] if "bandit-state.json" in w]
     assert said == [  # (7 arms: counted as far as 3 + 3, from the bytes, never decoded)
         f"{own} has over 6 arms ({ARM_KEYS}; counted no further): over 3 more than the 3 of the log, more than "
-        "the 3 lessons a log names, so no update of gptme's bandit; left as it is, nothing logged (delete it, and "
-        "the next write writes it from the log)"
+        "the 3 lessons a log names, so no update of gptme's bandit; left as it is, nothing logged (deleting it has "
+        "the next write write it from the log, without what the log does not hold: gptme's contextual arms and other "
+        "keys)"
     ], said
     assert (own.read_bytes(), log_bytes(ws)) == (file_before, log_before)
     code, out, err = run(capsys, "lint", "-w", str(ws))

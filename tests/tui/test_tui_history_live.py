@@ -15,6 +15,8 @@ from lesson_credit.tui.screens.grade_history import GradeHistoryScreen
 from tests.tui.test_tui_lock_wait import grades, open_s4
 from tests.tui.tui_fixture import burst, settle, wait_until
 
+HOLD_S = 120.0
+
 
 def held_grades(app: LessonCreditApp) -> threading.Event:
     """The source's grade writes wait while the returned event is clear (a slow store)."""
@@ -22,7 +24,7 @@ def held_grades(app: LessonCreditApp) -> threading.Event:
     real = app.source.append_grade
 
     def append_grade(*args: Any, **kwargs: Any) -> Any:
-        go.wait()
+        go.wait(HOLD_S)  # (bounded: a test that fails while writes are held must not leave the app unable to stop)
         return real(*args, **kwargs)
 
     app.source.append_grade = append_grade  # type: ignore[method-assign]
@@ -42,10 +44,12 @@ async def test_the_history_dialog_shows_the_writes_that_land_while_it_is_open(
     async with app.run_test(size=(80, 24)) as pilot:
         await open_s4(pilot)
         go = held_grades(app)
-        burst(pilot, "5", "c", "u", "H")
-        await wait_until(pilot, lambda: isinstance(app.screen, GradeHistoryScreen))
-        assert dialog_text(app) == "0 grades of s4\nnever graded"  # nothing written yet
-        go.set()
+        try:
+            burst(pilot, "5", "c", "u", "H")
+            await wait_until(pilot, lambda: isinstance(app.screen, GradeHistoryScreen))
+            assert dialog_text(app) == "0 grades of s4\nnever graded"  # nothing written yet
+        finally:
+            go.set()  # (whatever happened above: the held writes go on, and the app can stop)
         await settle(pilot)
         # the 0.5, then its retraction (u), newest first: the retraction in force
         lines = dialog_text(app).splitlines()
