@@ -358,7 +358,7 @@ async def test_a_search_typed_before_the_transcript_is_read_waits_for_it(
     typed = threading.Event()
 
     def slow_read(*args: Any) -> Any:
-        typed.wait()  # the read lands only once the burst is all taken (or held)
+        typed.wait(120)  # the read lands once the burst is all taken (or held); bounded if the test fails first
         return read(*args)
 
     monkeypatch.setattr(transcript_module, "transcript_data", slow_read)

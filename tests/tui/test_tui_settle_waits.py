@@ -20,7 +20,7 @@ from tests.tui.tui_fixture import settle
 
 def held_up(gate: threading.Event, waiting: threading.Event) -> None:
     waiting.set()
-    gate.wait()
+    gate.wait(120)  # bounded: a test that fails before its finally cannot leave this thread waiting
 
 
 def test_a_thread_waiting_is_named_with_the_wait_and_a_pool_thread_between_jobs_is_only_counted() -> None:
@@ -56,7 +56,7 @@ async def test_a_task_suspended_in_the_dashboards_code_is_named_where() -> None:
 
     def job() -> None:
         waiting.set()
-        gate.wait()
+        gate.wait(120)  # bounded, as above
 
     task = asyncio.create_task(at_ui_priority(job), name="first-paint-job")
     try:
