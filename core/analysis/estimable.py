@@ -105,8 +105,10 @@ def _without_common(null: FloatArray, u: FloatArray) -> FloatArray:
     core/analysis/claims.py `_common_prior`), the lessons are estimated against their mean, as they always were:
     that direction is no tie. What else is null (a tie of a few lessons beside it) is kept, each vector with the
     common direction added so that the columns it does not tie are 0: made orthogonal to the common direction, a
-    tie moves every column it leaves out by one same amount (the mean's share), the value most columns take.
-    `u`: the common direction (`common_direction`)."""
+    tie moves every column it leaves out by its share of the common direction: c * u_j for one c, the value of
+    w_j / u_j most columns take (with a group's column weighted by its size, a constant taken from every entry
+    would leave the group's column holding part of the mean, and name it tied).
+    `u`: the common direction (`common_direction`, no entry 0)."""
     along = null.T @ u
     if null.shape[1] == 0 or float(np.sqrt(along @ along)) < 1.0 - NULL_SHARE:  # u is not in the null space
         return null
@@ -115,10 +117,10 @@ def _without_common(null: FloatArray, u: FloatArray) -> FloatArray:
     ties = q[:, np.abs(np.diag(r)) > NULL_SHARE]
     out = np.zeros_like(ties)
     for k in range(ties.shape[1]):
-        w = ties[:, k]
-        scale = float(np.max(np.abs(w)))
-        values, counts = np.unique(np.round(w / scale, 9), return_counts=True)
-        out[:, k] = w - values[int(np.argmax(counts))] * scale  # (the columns left out: 0)
+        ratio = ties[:, k] / u
+        scale = float(np.max(np.abs(ratio)))
+        values, counts = np.unique(np.round(ratio / scale, 9), return_counts=True)
+        out[:, k] = ties[:, k] - values[int(np.argmax(counts))] * scale * u  # (the columns left out: 0)
     return out
 
 

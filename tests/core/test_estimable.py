@@ -304,3 +304,50 @@ def test_a_group_beside_a_fixed_number_of_lessons_is_no_tie(seed: int) -> None:
     claims = lesson_claims(design_of(x, rng.normal(0.5, 0.1, N), category))
     assert [len(c.arms) for c in claims.columns].count(2) == 1
     assert all(c.estimable for c in claims.columns)
+
+
+def in_row_space(m: np.ndarray, c: np.ndarray) -> bool:
+    """Whether the contrast c (one entry per column of m) is a combination of m's rows: estimable."""
+    return bool(np.linalg.matrix_rank(np.vstack([m, c])) == np.linalg.matrix_rank(m))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_tie_beside_a_group_and_a_fixed_number_names_only_the_tied_lessons(seed: int) -> None:
+    """Every session injects 3 lessons; lessons 0 and 1 always together in a third of them (one group column);
+    in category 0 one of lessons 2 and 3 takes a place (a tie: with the baselines, 2 + 3 is category 0's
+    indicator). The group's contrast against a single lesson (group - 2 x single) is estimable as one single
+    against another is; only 2 and 3 are tied. Taking the mean's share out as one constant from every entry of the
+    tie left the group's column (weighted 2 in the lessons' sum) holding part of it: the group was named tied too
+    (a review: {2: (3, group), 3: (2, group), group: (2, 3)})."""
+    rng = np.random.default_rng([99, seed])
+    category = rng.integers(0, 2, N)
+    x = np.zeros((N, 14))
+    for i in range(N):
+        slots = 3
+        if category[i] == 0:
+            x[i, 2 + rng.integers(0, 2)] = 1.0
+            slots -= 1
+        if i % 3 == 0:
+            x[i, [0, 1]] = 1.0
+            slots -= 2
+        x[i, 4 + rng.choice(10, slots, replace=False)] = 1.0
+    assert (x.sum(axis=1) == 3).all()
+    # the truth by contrasts, on the design with the group as one column (0), then lessons 2..13 (columns 1..12)
+    merged = np.hstack([baselines(category), x[:, :1], x[:, 2:]])
+    k = merged.shape[1] - 13
+
+    def contrast(**at: float) -> np.ndarray:
+        c = np.zeros(merged.shape[1])
+        for name, value in at.items():
+            c[k + int(name[1:])] = value
+        return c
+
+    assert in_row_space(merged, contrast(c0=1.0, c3=-2.0))  # the group against lesson 4, a single
+    assert in_row_space(merged, contrast(c3=1.0, c4=-1.0))  # lesson 4 against lesson 5
+    assert not in_row_space(merged, contrast(c1=1.0, c3=-1.0))  # lesson 2 against lesson 4: tied to 3
+    fitted = fit_columns(design_of(x, rng.normal(0.5, 0.1, N), category))
+    group = next(i for i, c in enumerate(fitted.columns) if len(c) == 2)
+    two, three = (next(i for i, c in enumerate(fitted.columns) if c == (lesson,)) for lesson in (2, 3))
+    assert fitted.confounded == {two: (three,), three: (two,)}, (group, fitted.confounded)
+    sizes = np.array([len(c) for c in fitted.columns], dtype=np.float64)
+    assert not_estimable(fitted.op, dense=False, hoods=neighbourhoods(fitted.op), sizes=sizes) == fitted.confounded
