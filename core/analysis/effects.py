@@ -155,6 +155,16 @@ class LooResult:
         return out
 
 
+def moderated_variance(n: Any, var: Any, pooled_var: float, prior_df: float = PRIOR_DF) -> tuple[Any, Any]:
+    """(moderated variance, its degrees of freedom) of a side of `n` outcomes with sample variance `var` (NaN, or
+    anything, for n < 2: it has no weight then): ((n - 1) var + prior_df s0^2) / (n - 1 + prior_df), s0^2 =
+    max(pooled_var, resolution^2), as if `prior_df` more outcomes had the pooled variance."""
+    s0 = max(float(pooled_var), REWARD_RESOLUTION**2)
+    seen = np.maximum(n - 1, 0)
+    df = seen + prior_df
+    return (seen * np.nan_to_num(var) + prior_df * s0) / df, df
+
+
 def moderated_welch(
     mean1: FloatArray,
     var1: FloatArray,
@@ -172,12 +182,9 @@ def moderated_welch(
     and counts n - 1 + prior_df degrees of freedom in Welch-Satterthwaite's formula."""
     from scipy.special import stdtr, stdtrit
 
-    s0 = max(float(pooled_var), REWARD_RESOLUTION**2)
     with np.errstate(divide="ignore", invalid="ignore"):
-        df1 = np.maximum(n1 - 1, 0) + prior_df
-        df2 = np.maximum(n2 - 1, 0) + prior_df
-        v1 = (np.maximum(n1 - 1, 0) * np.nan_to_num(var1) + prior_df * s0) / df1
-        v2 = (np.maximum(n2 - 1, 0) * np.nan_to_num(var2) + prior_df * s0) / df2
+        v1, df1 = moderated_variance(n1, var1, pooled_var, prior_df)
+        v2, df2 = moderated_variance(n2, var2, pooled_var, prior_df)
         a = v1 / n1
         b = v2 / n2
         se = np.sqrt(a + b)

@@ -8,9 +8,9 @@ pooling the strata is not: it compares units of the strata with more treated aga
 weights N_s / N make the combination estimate the average effect over all units of the usable strata, the quantity the
 plain difference estimates when there is one stratum (to which this reduces exactly). Its variance is the sum over
 strata of w_s^2 (v_treated / n_treated + v_control / n_control) (Neyman's, per stratum), each side's variance
-moderated as `lesson_credit.core.analysis.effects.moderated_welch` does, with Welch-Satterthwaite degrees of freedom
-over all the sides. A stratum without a treated or without a control unit says nothing about the effect: it is left
-out (its units are counted apart)."""
+moderated as `lesson_credit.core.analysis.effects.moderated_variance` has it, with Welch-Satterthwaite degrees of
+freedom over all the sides. A stratum without a treated or without a control unit says nothing about the effect: it
+is left out (its units are counted apart)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lesson_credit.core.analysis.effects import PRIOR_DF, REWARD_RESOLUTION
+from lesson_credit.core.analysis.effects import moderated_variance
 
 
 @dataclass(frozen=True)
@@ -47,19 +47,18 @@ def stratified_difference(
     n_treated = sum(len(t) for t, _ in usable)
     n_control = sum(len(c) for _, c in usable)
     n_unused = sum(len(t) + len(c) for t, c in strata) - n_treated - n_control
-    if n_treated < min_side or n_control < min_side:
+    if not usable or n_treated < min_side or n_control < min_side:
         return Stratified(None, None, None, None, n_treated, n_control, n_unused, len(usable))
     total = float(n_treated + n_control)
-    s0 = max(float(pooled_var), REWARD_RESOLUTION**2)
     estimate, parts, dfs = 0.0, [], []
     for treated, control in usable:
         weight = (len(treated) + len(control)) / total
         estimate += weight * float(treated.mean() - control.mean())
         for side in (treated, control):
-            df = len(side) - 1.0 + PRIOR_DF
-            var = ((len(side) - 1.0) * (float(side.var(ddof=1)) if len(side) > 1 else 0.0) + PRIOR_DF * s0) / df
-            parts.append(weight * weight * var / len(side))
-            dfs.append(df)
+            sample = float(side.var(ddof=1)) if len(side) > 1 else 0.0
+            var, df = moderated_variance(float(len(side)), sample, pooled_var)
+            parts.append(weight * weight * float(var) / len(side))
+            dfs.append(float(df))
     a = np.array(parts)
     se = float(np.sqrt(a.sum()))
     df_total = float(a.sum() ** 2 / np.sum(a * a / np.array(dfs)))

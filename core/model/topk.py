@@ -106,10 +106,12 @@ def p_top_k_large(
     atoms = sizes * _atom_mass(a, b)  # per group, the chance one of its arms lands on 0 or 1 (at most)
     grouped = (sizes > BIG_GROUP) & (atoms * atoms.sum() < ATOM_GROUP)
     big = kept[grouped[kept]]
-    # one column per arm of a small group (its arms drawn one by one), k per big group (its top k)
+    # one column per arm of a small group (its arms drawn one by one), per big group its top k (all, if fewer)
     single_groups = kept[~grouped[kept]]
     single_arms = np.flatnonzero(np.isin(arm_group, single_groups))
-    columns_group = np.concatenate([arm_group[single_arms], np.repeat(big, k)]).astype(np.int64)
+    tops = copies[big]
+    columns_group = np.concatenate([arm_group[single_arms], np.repeat(big, tops)]).astype(np.int64)
+    ends = len(single_arms) + np.cumsum(tops)
     width = len(columns_group)
     hits = np.zeros(len(params))
     if width <= k:  # every arm kept is in every draw's top k
@@ -122,10 +124,11 @@ def p_top_k_large(
             values = np.empty((n, width))
             values[:, : len(single_arms)] = rng.beta(alpha[single_arms], beta[single_arms], size=(n, len(single_arms)))
             for i, group in enumerate(big.tolist()):
+                count = int(tops[i])
                 top = _quantile(
-                    a[group : group + 1], b[group : group + 1], _top_order_statistics(rng, n, int(sizes[group]), k)
+                    a[group : group + 1], b[group : group + 1], _top_order_statistics(rng, n, int(sizes[group]), count)
                 )
-                values[:, len(single_arms) + i * k : len(single_arms) + (i + 1) * k] = top
+                values[:, int(ends[i]) - count : int(ends[i])] = top
             hits += np.bincount(columns_group, weights=top_k_counts(values, k), minlength=len(params))
     return with_draw((hits / sizes)[arm_group], draws, chosen)
 
@@ -151,7 +154,7 @@ def _quantile(a: FloatArray, b: FloatArray, q: float | FloatArray) -> FloatArray
 
 
 def _top_order_statistics(rng: np.random.Generator, n: int, m: int, k: int) -> FloatArray:
-    """The k largest of m uniforms, n times: (n, k), largest first (Renyi: U(m) = V1^(1/m), U(m-j) =
+    """The k largest of m uniforms (k <= m), n times: (n, k), largest first (Renyi: U(m) = V1^(1/m), U(m-j) =
     U(m-j+1) * Vj^(1/(m-j)))."""
     exponents = 1.0 / np.arange(m, m - k, -1, dtype=np.float64)
     out: FloatArray = np.exp(np.cumsum(np.log(rng.random((n, k))) * exponents, axis=1))

@@ -180,3 +180,13 @@ def test_a_line_naming_its_file_in_another_unicode_form_is_the_files(tmp_path: P
     assert log.problems == ()
     assert log.sessions[nfc].coins == {A: Coin(True, 0.3), C: Coin(False, 0.3)}
     assert session_coins(folder, nfd, to_id) == log.sessions[nfc].coins
+
+
+def test_strata_of_one_side_only_give_no_estimate_even_with_no_minimum() -> None:
+    """Two strata, each with treated units only or control units only: no stratum compares, so there is no
+    estimate whatever the minimum asked (with none asked, the empty combination divided by zero)."""
+    from lesson_credit.core.analysis.stratified import stratified_difference
+
+    out = stratified_difference([([0.5, 0.7], []), ([], [0.4])], pooled_var=0.01, min_side=0)
+    assert (out.estimate, out.p_value, out.strata) == (None, None, 0)
+    assert (out.n_treated, out.n_control, out.n_unused) == (0, 0, 3)

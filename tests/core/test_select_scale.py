@@ -5,6 +5,7 @@ arms: the same answers as the straightforward computations, in memory and time l
 from __future__ import annotations
 
 import json
+import warnings
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -47,6 +48,25 @@ def test_the_large_estimate_agrees_with_drawing_every_arm() -> None:
     assert (np.abs(large - direct) <= 5 * se + 1e-12).all()
     assert (large[300:320] == 0).all() and (direct[300:320] == 0).all()
     assert len(set(large[200:300].tolist())) == 1  # a group's lessons share its estimate
+
+
+def test_a_group_of_alike_lessons_smaller_than_k_draws_only_its_members() -> None:
+    """70 lessons at the prior (one group drawn by its top order statistics) and 2,000 with evidence, k = 100:
+    the group has fewer members than k. Drawing k order statistics of 70 uniforms divided by zero (a warning, and
+    values of no draw); each member now gets what drawing every arm gives, within five standard errors."""
+    rng = np.random.default_rng(0)
+    alpha = np.concatenate([np.ones(70), 1 + rng.integers(1, 50, 2000) + rng.random(2000)])
+    beta = np.concatenate([np.ones(70), 1 + rng.integers(1, 50, 2000) + rng.random(2000)])
+    k, draws = 100, 4000
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        large = topk.p_top_k_large(alpha, beta, k, np.random.default_rng(1), draws)
+    direct = _direct(alpha, beta, k, 2, draws)
+    assert large.sum() == pytest.approx(k, abs=1e-9)
+    assert len(set(large[:70].tolist())) == 1  # the group's lessons share its estimate
+    se = np.sqrt(2 * np.maximum(direct * (1 - direct), 1 / draws) / draws)
+    assert abs(large[0] - direct[:70].mean()) <= 5 * se[:70].mean() / np.sqrt(70) + 1e-12
+    assert (np.abs(large - direct) <= 5 * se + 1e-12).all()
 
 
 def test_thirty_thousand_lessons_at_the_prior_are_each_k_over_n_exactly() -> None:
