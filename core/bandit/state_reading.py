@@ -7,10 +7,11 @@ arm_count.py). Decoding 1,500,000 arms cost every command 10 s of CPU and 1.4 GB
 
 Of a state file's object only the keys lesson-credit reads (READ_KEYS) are decoded: any other (gptme's
 `contextual_arms`, keys we do not know) is kept as its bytes (msgspec.Raw), never made into objects, and written back
-as it is (`decode_state`). A busy agent's contextual arms (1,000 lessons under 300 contexts, 94 MB) cost a read of
-their bytes, 0.05 s, where decoding them took 0.23 s and 280 MB, and hashing them for the stamp seconds more; what a
+as it is (`decode_state`). A busy agent's contextual arms (1,000 lessons under 300 contexts, 84 MB) cost a read of
+their bytes and a skip over them, 0.05 s, where decoding them took 0.23 s and 280 MB; what a
 planted file costs is what it holds in the keys read, bounded by the log's arms (StateFile.refuse_arms_file), and its
-top-level keys, at most MAX_TOP_KEYS (each kept costs 150 bytes: 2,000,000 in 25 MB took 1.2 s and 310 MB).
+top-level keys, at most MAX_TOP_KEYS (each kept costs 150 bytes: 2,000,000 in 25 MB took 1.2 s and 310 MB). The stamp
+that tells a file as lesson-credit wrote it (`state_stamp`, `written_by_us`) hashes the keys kept as their text.
 """
 
 from __future__ import annotations
@@ -124,10 +125,11 @@ class _Scanned:
 def more_members(raw: bytes) -> bool:
     """Whether the state file `raw` has more than MAX_TOP_KEYS top-level keys (not scanned: one of SPLIT_FREE_BYTES or
     fewer, whose keys cost little)."""
-    if len(raw) <= SPLIT_FREE_BYTES:
+    if len(raw) <= SPLIT_FREE_BYTES or raw[:4096].lstrip()[:1] not in (b"{", b""):  # (no object: no keys to keep)
         return False
     if _Scanned.raw is not raw and _Scanned.raw != raw:
-        _Scanned.raw, _Scanned.more = raw, bytes_have_more_members(raw, MAX_TOP_KEYS)
+        _Scanned.more = bytes_have_more_members(raw, MAX_TOP_KEYS)
+    _Scanned.raw = raw  # (the bytes read last: those read before, the same, are not held twice)
     return _Scanned.more
 
 
