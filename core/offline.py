@@ -18,8 +18,7 @@ from lesson_credit.core import attribution
 from lesson_credit.core.analysis import dropout
 from lesson_credit.core.bandit import select as select_mod
 from lesson_credit.core.bandit.select import Selection
-from lesson_credit.core.bandit.state_reading import arms_past, never_read
-from lesson_credit.core.base.safe_json import JsonError, decode_json
+from lesson_credit.core.bandit.state_reading import arms_past, never_read, read_state
 from lesson_credit.core.base.safe_read import UnsafeFile, read_regular
 from lesson_credit.core.model import beta as beta_mod
 from lesson_credit.core.model import topk
@@ -38,10 +37,7 @@ def last_known_posteriors(ws: Workspace) -> dict[str, tuple[float, float]]:
         data = read_regular(ws.state_path, MAX_STATE_BYTES)
     except (OSError, UnsafeFile):
         return {}
-    try:
-        state: Any = decode_json(data, ws.state_path)
-    except JsonError:
-        return {}
+    state: Any = read_state(ws.state_path, data)  # (its arms decoded: gptme's contextual arms kept as bytes)
     arms = state.get("arms") if isinstance(state, dict) else None
     out: dict[str, tuple[float, float]] = {}
     if not isinstance(arms, dict):

@@ -181,6 +181,49 @@ def count_arms(pieces: Iterable[bytes | memoryview], limit: int) -> int:
     return -1
 
 
+class _Members(_Scan):
+    """`_Scan` counting the top-level object's members (its colons one level in) instead of its arms'."""
+
+    def _follow(
+        self,
+        piece: bytes | memoryview,
+        quotes: np.ndarray,
+        at: np.ndarray,
+        kinds: np.ndarray,
+        before: np.ndarray,
+        after: np.ndarray,
+    ) -> None:
+        import numpy as np
+
+        self.arms += int(np.count_nonzero((kinds == COLON) & (before == 1)))
+        if self.arms > self.limit:
+            self.told = True
+
+
+def count_members(pieces: Iterable[bytes | memoryview], limit: int) -> int:
+    """The members of the top-level object of the JSON document whose bytes are `pieces`, counted until past `limit`
+    (more than `limit`: at least as many), else all of them (0 for a document that is not an object); -1 when they
+    cannot be told: bytes that are not JSON as far as they were read (`json_so_far`), or close more than they open.
+    A key given twice counts twice (a decode keeps its last value)."""
+    scan = _Members(limit)
+    read: list[bytes | memoryview] = []
+    for piece in pieces:
+        scan.read(piece)
+        read.append(piece)
+        if scan.told is not None:
+            return scan.arms if scan.told and json_so_far(b"".join(read)) else -1
+    return scan.arms
+
+
+def bytes_have_more_members(raw: bytes, limit: int) -> bool:
+    """Whether the JSON document `raw` has a top-level object of more than `limit` members (`count_members`), each
+    at least `"":0,` (fewer bytes than that many are not scanned)."""
+    if len(raw) < fewest_bytes(limit + 1):
+        return False
+    view = memoryview(raw)
+    return count_members((view[at : at + CHUNK_BYTES] for at in range(0, len(raw), CHUNK_BYTES)), limit) > limit
+
+
 def json_so_far(data: bytes) -> bool:
     """Whether `data` is JSON, or the start of some JSON document: checked without making its objects (msgspec skips
     a Raw value, 3 ms a MB). The scan follows brackets, colons and strings only: `{"arms": {"a": 1 "b": 1}}` has two

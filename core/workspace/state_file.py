@@ -40,8 +40,13 @@ if TYPE_CHECKING:  # imported where used: the analysis and the joint fit are not
 LEFT_TILL_REWRITTEN = "the file is left as it is until a write or `status` rewrites it from the log"
 STATE_ATTEMPTS = 3  # rewrites of bandit-state.json tried while another tool keeps saving it meanwhile
 NEW_ARMS_SLACK = 1_000  # arms beyond the library's lessons an update of the own state file may bring (new_arms_room)
-STATE_BYTES_FLOOR = 4 << 20  # a state file takes at most this and STATE_BYTES_PER_ARM an arm (refuse_arms_file)
-STATE_BYTES_PER_ARM = 4096  # gptme's arm is 200 bytes; room for its contextual arms and keys we do not know
+# the keys of a state file lesson-credit reads (its arms: interop.READ_KEYS) take at most this and STATE_BYTES_PER_ARM
+# an arm (refuse_arms_file); the other keys, kept as their bytes, never decoded, CONTEXT_BYTES_PER_LESSON more a lesson
+STATE_BYTES_FLOOR = 4 << 20
+STATE_BYTES_PER_ARM = 4096  # gptme's arm is 200 bytes; room for keys we do not know in it
+# gptme's contextual arms of a lesson (`contextual_arms`, kept on our rewrites): 310 bytes a context, a few hundred
+# contexts (categories x models: 12 x 11, 132, is 41 KB; 1,000 lessons under 300 contexts, 94 MB)
+CONTEXT_BYTES_PER_LESSON = 256 << 10
 # what deleting a refused file loses (its next write is the log's): gptme's contextual arms, which the log does not hold
 LEFT = (
     "left as it is, nothing logged (deleting it has the next write write it from the log, without what the log does "
@@ -49,9 +54,10 @@ LEFT = (
 )
 
 
-def state_bytes_room(arms: int) -> int:
-    """The bytes a state file of `arms` arms may take (refuse_arms_file)."""
-    return STATE_BYTES_FLOOR + STATE_BYTES_PER_ARM * arms
+def state_bytes_room(arms: int, lessons: int = 0) -> int:
+    """The bytes the keys lesson-credit reads of a state file of `arms` arms may take, and with gptme's contextual arms
+    of `lessons` lessons (the other keys) the whole file (refuse_arms_file)."""
+    return STATE_BYTES_FLOOR + STATE_BYTES_PER_ARM * arms + CONTEXT_BYTES_PER_LESSON * lessons
 
 
 class StateFile(WrittenCopies):
@@ -273,13 +279,15 @@ class StateFile(WrittenCopies):
             )
 
     def refuse_arms_file(self) -> None:
-        """`refuse_too_many` before the state file is read, never decoded: StateKept when it takes more bytes than a
-        file of the log's arms and `new_arms_room` more can (STATE_BYTES_FLOOR, STATE_BYTES_PER_ARM: decoding takes
-        0.1 s and 15 MB a MB of small keys, however few its arms), or when its bytes show more arms than the log's
-        and that room (the keys of its arms object, counted that far and no further: interop.arms_past; decoding
-        1,500,000 arms cost every command 10 s of CPU and 1.4 GB). No file of ours is either: we write the log's
-        arms. Nothing said of a file no command reads as the state file (a link to the log: `guard.replaceable`
-        says that)."""
+        """`refuse_too_many` before the state file is read, never decoded: StateKept when the keys a read decodes
+        (its arms: interop.READ_KEYS) take more bytes than those of a file of the log's arms and `new_arms_room` more
+        can (STATE_BYTES_FLOOR, STATE_BYTES_PER_ARM: decoding takes 0.1 s and 15 MB a MB of small keys, however few
+        its arms), or the whole file more than that and gptme's contextual arms of the library's lessons and the
+        log's (CONTEXT_BYTES_PER_LESSON: kept as bytes, read, never decoded), or it has more top-level keys than
+        interop.MAX_TOP_KEYS, or when its bytes show more arms than the log's and that room (the keys of its arms
+        object, counted that far and no further: interop.arms_past; decoding 1,500,000 arms cost every command 10 s
+        of CPU and 1.4 GB). No file of ours is any: we write the log's arms. Nothing said of a file no command reads
+        as the state file (a link to the log: `guard.replaceable` says that)."""
         try:
             self.guard.replaceable(self.state_path)
             size = os.stat(self.state_path).st_size if os.path.isfile(self.state_path) else 0
@@ -289,15 +297,41 @@ class StateFile(WrittenCopies):
         if size <= state_bytes_room(room) and not interop.arms_past(self.state_path, room):  # (no fold to tell)
             return
         logged = len(self.posterior().arm_ids)
-        if size > (most := state_bytes_room(logged + room)):
-            raise interop.StateKept(
-                f"{self.state_path} takes {size:,} bytes, more than the {most:,} a state file of the {logged:,} arms "
-                f"of the log and {said} takes, so no update of gptme's bandit; {LEFT}"
-            )
+        if size > state_bytes_room(logged + room):
+            self._refuse_bytes(size, logged, room, said)
         if interop.arms_past(self.state_path, limit := logged + room):
             raise interop.StateKept(
                 f"{self.state_path} has over {limit:,} arms ({ARM_KEYS}; counted no further): over {room:,} more "
                 f"than the {logged:,} of the log, more than {said}, so no update of gptme's bandit; {LEFT}"
+            )
+
+    def _refuse_bytes(self, size: int, logged: int, room: int, said: str) -> None:
+        """`refuse_arms_file` of a file of `size` bytes, more than the keys read of a file of the log's `logged` arms
+        and the `room` (`said`) may take: refused by its size past that and gptme's contextual arms, by its top-level
+        keys, or by the bytes of the keys read (a document that is no JSON object: all of them, decoded whole)."""
+        most, library = state_bytes_room(logged + room), len(self.library().lessons)
+        if size > (whole := state_bytes_room(logged + room, library + logged)):
+            raise interop.StateKept(
+                f"{self.state_path} takes {size:,} bytes, more than the {whole:,} a state file of the {logged:,} arms "
+                f"of the log and {said} takes with gptme's contextual arms of the library's {library:,} lessons and "
+                f"the log's {logged:,} arms, so no update of gptme's bandit; {LEFT}"
+            )
+        found = interop.layout(self.state_path)
+        if found is None:
+            raise interop.StateKept(
+                f"{self.state_path} takes {size:,} bytes, more than the {most:,} a state file of the {logged:,} arms "
+                f"of the log and {said} takes, so no update of gptme's bandit; {LEFT}"
+            )
+        if found[0] > (top := interop.MAX_TOP_KEYS):
+            raise interop.StateKept(
+                f"{self.state_path} has over {top:,} top-level keys (counted no further; gptme's bandit writes 5), so "
+                f"no update of gptme's bandit; {LEFT}"
+            )
+        if found[1] > most:
+            raise interop.StateKept(
+                f"{self.state_path} takes {found[1]:,} bytes in its arms and the other keys lesson-credit reads, more "
+                f"than the {most:,} a state file of the {logged:,} arms of the log and {said} takes, so no update of "
+                f"gptme's bandit; {LEFT}"
             )
 
     def records_unread(self) -> str | None:

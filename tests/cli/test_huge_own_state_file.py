@@ -36,7 +36,9 @@ def decoded(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     real = msgspec.json.decode
 
     def spying(data: Any, *args: Any, **kwargs: Any) -> Any:
-        checked = kwargs.get("type") is msgspec.Raw  # (arm_count.json_so_far: skipped, no object made)
+        # (arm_count.json_so_far: skipped, no object made; state_reading.decode_state: kept apart by its keys, each
+        # value's bytes skipped, then its arms decoded: counted)
+        checked = kwargs.get("type") in (msgspec.Raw, dict[str, msgspec.Raw])
         if isinstance(data, bytes | bytearray | memoryview) and b'"x/0.md"' in bytes(data) and not checked:
             seen.append(len(data))
         return real(data, *args, **kwargs)
