@@ -73,8 +73,8 @@ def arms_past(path: Path | str, limit: int) -> bool:
     with os.fdopen(fd, "rb") as handle:
         try:
             seen = os.fstat(fd)
-            if seen.st_size < fewest_bytes(limit + 1):
-                return False
+            if seen.st_size < fewest_bytes(limit + 1) or seen.st_size > STATE_MAX_BYTES:
+                return False  # (too big: the read refuses it unread)
             of = (seen.st_dev, seen.st_ino, seen.st_size, seen.st_mtime_ns)
             if _Told.of != of or (_Told.arms <= limit and not _Told.whole):
                 _Told.of, _Told.arms = of, count_arms(file_pieces(handle), limit)

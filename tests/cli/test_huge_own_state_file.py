@@ -201,3 +201,25 @@ def test_a_file_with_more_arms_than_any_log_and_the_cap_beside_is_never_decoded(
     del arms["x/6.md"]  # 6 arms: read as they are
     path.write_text(json.dumps({"arms": arms, "total_sessions": 1}))
     assert interop.read_state(path) == {"arms": arms, "total_sessions": 1} and len(decoded) == 1
+
+
+def test_a_file_bigger_than_any_state_file_is_not_counted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file over the state file's size cap (256 MB; 1 MB here) is refused unread by the read that follows: its
+    arms are not counted first. Counting kept every byte read to check them as JSON, so a planted 1 GB file whose
+    "arms" came last held 1 GB (a review: 1,085 MB peak where the cap's refusal takes 40)."""
+    from lesson_credit.core.bandit import state_reading
+
+    monkeypatch.setattr(state_reading, "STATE_MAX_BYTES", 1 << 20)
+    path = tmp_path / "bandit-state.json"
+    path.write_bytes(
+        b'{"x": "' + b"a" * (2 << 20) + b'", "arms": ' + json.dumps(dict.fromkeys("abcdefgh", 1)).encode() + b"}"
+    )
+    counted: list[int] = []
+
+    def count_arms(pieces: Any, limit: int) -> int:
+        counted.append(limit)
+        return 8
+
+    monkeypatch.setattr(state_reading, "count_arms", count_arms)
+    assert not state_reading.arms_past(path, 3) and counted == []
+    assert state_reading.read_state(path) == {}  # (too big: the read refuses it)
