@@ -16,7 +16,16 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # the same names for mypy (re-exported: pyproject.toml's override for this module)
     from lesson_credit.core.analysis.agreement import DEFAULT_THRESHOLD, Agreement
     from lesson_credit.core.analysis.effects import LooResult
-    from lesson_credit.core.analysis.estimates import Effect, against_average_line, kind, notes, nothing_line, some_of
+    from lesson_credit.core.analysis.estimates import (
+        AGAINST_AVERAGE_MARK,
+        Effect,
+        against_average_line,
+        kind,
+        marks_against_average,
+        notes,
+        nothing_line,
+        some_of,
+    )
     from lesson_credit.core.analysis.over_time import OverTime
     from lesson_credit.core.bandit.policy import POLICIES
     from lesson_credit.core.base.errors import LessonCreditError, WorkspaceError
@@ -72,7 +81,16 @@ _HOME: dict[str, str] = {
     for module, names in {
         "analysis.agreement": ("DEFAULT_THRESHOLD", "Agreement"),
         "analysis.effects": ("LooResult",),
-        "analysis.estimates": ("Effect", "against_average_line", "kind", "notes", "nothing_line", "some_of"),
+        "analysis.estimates": (
+            "AGAINST_AVERAGE_MARK",
+            "Effect",
+            "against_average_line",
+            "kind",
+            "marks_against_average",
+            "notes",
+            "nothing_line",
+            "some_of",
+        ),
         "analysis.over_time": ("OverTime",),
         "bandit.policy": ("POLICIES",),
         "base.errors": ("LessonCreditError", "WorkspaceError"),

@@ -145,7 +145,6 @@ def loo(
         "dropout_sessions": len(dropout),
         "dropout_problems": (*dropout.problems, *([unlogged] if unlogged else [])),
         "effect_method": None if joint is None else joint.method(),
-        "relative": bool(claims.extra.get("relative", False)),  # effects against the average lesson's
         "gptme_files": server_names(library.roots),  # the files gptme's lessons MCP server reads
     }
     return results, meta

@@ -453,7 +453,7 @@ class WorkspaceSource:
 
             from lesson_credit.core.analysis.limits import MIN_WITH, MIN_WITHOUT
 
-            found, meta = ws.loo_run(min_with=MIN_WITH, min_without=MIN_WITHOUT, write=write)
+            found, _ = ws.loo_run(min_with=MIN_WITH, min_without=MIN_WITHOUT, write=write)
             data = ws.data()
             graded = int(np.count_nonzero(~np.isnan(data.base)))
             view = AnalysisView(
@@ -463,7 +463,6 @@ class WorkspaceSource:
                 MIN_WITH,
                 MIN_WITHOUT,
                 sessions=data.n_sessions,
-                relative=meta["relative"],
             )
             self._analysis = view
             if write:

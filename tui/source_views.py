@@ -141,7 +141,6 @@ class AnalysisView:
     min_without: int
     written: str | None = None  # where loo-results.json was written (relative to the workspace), when it was
     sessions: int = 0  # sessions logged, graded or not
-    relative: bool = False  # the fit sees only the lessons' differences (`against_average_line`)
 
     def result(self, path: str) -> LooResult | None:
         for result in self.results:

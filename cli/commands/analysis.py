@@ -46,7 +46,13 @@ def cmd_loo(args: argparse.Namespace) -> int:
         else:
             print_json(read_json(path, STATE_MAX_BYTES), ws)  # what was written, as written
         return 0
-    from lesson_credit.core.analysis.estimates import MIN_RANDOMIZED, against_average_line, nothing_line, order_key
+    from lesson_credit.core.analysis.estimates import (
+        MIN_RANDOMIZED,
+        against_average_line,
+        marks_against_average,
+        nothing_line,
+        order_key,
+    )
 
     graded = sum(1 for s in ws.sessions() if not s.pending)
     baselines = "category and agent baselines" if len(set(ws.session_agents())) > 1 else "category baselines"
@@ -58,10 +64,11 @@ def cmd_loo(args: argparse.Namespace) -> int:
         f"{args.min_without} without)"
     )
     print(wrap(head, width) + "\n")
-    for line in (nothing_line([r.effect for r in results]), against_average_line(meta["relative"])):
+    for line in (nothing_line([r.effect for r in results]), against_average_line([r.effect for r in results])):
         if line:
             print(wrap(line, width))
     ordered = sorted(results, key=lambda r: (order_key(r.effect, r.sufficient), r.path))
+    marked = marks_against_average([r.effect for r in results])
     randomized = any(r.randomized is not None for r in results)
     during = any(r.n_during for r in results)  # graded sessions that included a lesson during them (as --json's)
     header = ["lesson", "effect", "95% CI", "p (BH)", "from"]
@@ -69,7 +76,7 @@ def cmd_loo(args: argparse.Namespace) -> int:
         header += ["randomized", "95% CI", "kept/withheld"]
     header += ["with", "without", *(["during"] if during else [])]
     header += ["naive Δ", "95% CI", "p (BH)", "by category", "IPW", "flags"]
-    rows = [_loo_row(r, randomized, during) for r in ordered]
+    rows = [_loo_row(r, randomized, during, marked) for r in ordered]
     fitting: dict[str, Any] = {
         "width": width,
         "shorten_columns": {0: "path", len(header) - 1: "end"},
@@ -147,9 +154,10 @@ def _coins(kept: int, withheld: int, unused: int) -> str:
     return f"{kept}/{withheld}" + (f" +{unused} unused" if unused else "")
 
 
-def _loo_row(r: LooResult, randomized: bool, during: bool = False) -> tuple[object, ...]:
-    """One row of the `loo` table: the headline (an estimate in parentheses claims nothing), then the rest."""
-    from lesson_credit.core.analysis.estimates import kind
+def _loo_row(r: LooResult, randomized: bool, during: bool = False, marked: bool = False) -> tuple[object, ...]:
+    """One row of the `loo` table: the headline (an estimate in parentheses claims nothing), then the rest (`marked`:
+    `from` says which headlines are against the average, `estimates.marks_against_average`)."""
+    from lesson_credit.core.analysis.estimates import AGAINST_AVERAGE_MARK, kind
 
     eff = r.effect
     flags = r.flags()
@@ -162,7 +170,7 @@ def _loo_row(r: LooResult, randomized: bool, during: bool = False) -> tuple[obje
         shown,
         "-" if eff is None else _span(eff.ci_low, eff.ci_high),
         _num(None if eff is None else eff.p_adjusted, False),
-        kind(eff),
+        f"{kind(eff)}, {AGAINST_AVERAGE_MARK}" if marked and eff is not None and eff.against_average else kind(eff),
     ]
     if randomized:
         rnd = r.randomized

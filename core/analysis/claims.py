@@ -48,7 +48,7 @@ from lesson_credit.core.analysis.estimable import (
     Ties,
     common_direction,
     confounded_reason,
-    not_estimable,
+    estimability,
     unsettled_reason,
 )
 from lesson_credit.core.analysis.joint import DENSE_MAX, TAU_MIN, Design, block_codes
@@ -100,6 +100,8 @@ class Column:
     # and that is its reason (too few sessions, or a switch in time, are said first; `tied` is then empty)
     estimable: bool = True
     tied: tuple[int, ...] = ()
+    # its estimate is against the average of the lessons whose mean the prior holds (`Fitted.relative`), not alone
+    against_average: bool = False
 
 
 @dataclass(frozen=True)
@@ -197,6 +199,7 @@ class Fitted:
     switch_category: dict[int, str] = field(default_factory=dict)  # the sessions a timed column switches among, named
     confounded: Ties = field(default_factory=dict)  # per column no fit can estimate: its ties (None: unsettled)
     relative: bool = False  # the prior more than the data sets the lessons' mean (`_prior_holds_mean`)
+    pinned: npt.NDArray[np.bool_] | None = None  # the columns whose mean the pin holds (`_common_prior`)
 
 
 def fit_columns(design: Design, *, solver: str = "auto") -> Fitted:
@@ -217,15 +220,23 @@ def fit_columns(design: Design, *, solver: str = "auto") -> Fitted:
     prior_sd = math.sqrt(sigma2 / lam0)
     few = (counts < MIN_SESSIONS) | (design.n - counts < MIN_SESSIONS)
     sizes = np.array([len(members) for members in columns], dtype=np.float64)  # (a group's column: its members')
-    confounded = not_estimable(op, dense, hoods, sizes)  # (its marginal sd may still look cut: a prior shares it out)
-    identified = ~few & (np.sqrt(var0) / prior_sd <= SD_RATIO_MAX) & ~np.isin(np.arange(len(columns)), list(confounded))
+    # (a column no fit can estimate: its marginal sd may still look cut, a prior shares it out)
+    confounded, drawn = estimability(op, dense, hoods, sizes)
+    tied = np.isin(np.arange(len(columns)), list(confounded))
+    identified = ~few & (np.sqrt(var0) / prior_sd <= SD_RATIO_MAX) & ~tied
     weak = lam0 / WEAK_PRIOR**2
     # every column some fit can estimate gets the weak prior, identified or not: an identified lesson's interval must
     # not rest on a correlated one held near 0 by its prior (a lesson switched inside a block, the data barely moving
     # it, took a correlated lesson's estimate with it: its interval excluded 0 in 45% of such worlds)
-    free = ~few & ~np.isin(np.arange(len(columns)), list(confounded))
-    common = _common_prior(op, free * sizes, lam0 - weak)
-    fit = fit_robust(op, y, np.where(free, weak, lam0), dense=dense, hoods=hoods, common=common)
+    free = ~few & ~tied
+    # the lessons whose mean the pin holds: the draw the null space names (`estimable.Draw`), else every lesson not
+    # tied, those of too few sessions too (each counts in how many a session injects; the full prior holds it, so
+    # its sessions show the others' mean no better than a lesson's sum does: leaving them out, the sessions they
+    # took a place in looked like data on the rest's mean, and the line was not said)
+    pinned = drawn if drawn.any() else ~tied
+    common = _common_prior(op, pinned * sizes, lam0 - weak, free)
+    prior = np.where(free, weak, lam0)
+    fit = fit_robust(op, y, prior, dense=dense, hoods=hoods, common=common)
     # with the robust variance in place of the model's, the data must still cut the prior sd as much
     # (a lesson whose few sessions are far noisier than the rest is not identified by them)
     var = np.maximum(fit.var, fit.model_var)
@@ -260,7 +271,8 @@ def fit_columns(design: Design, *, solver: str = "auto") -> Fitted:
         switch,
         scope,
         confounded,
-        _prior_holds_mean(op, common, weak),
+        _prior_holds_mean(op, common, prior),
+        pinned,
     )
 
 
@@ -332,8 +344,10 @@ def claims_of(
     cat_p = [heterogeneity_p(cats[c]) if identified[c] else None for c in range(len(columns))]
     drifting, differs = _flags(drifts), _flags(cat_p)
     out = []
+    pinned = fitted.pinned if fitted.relative and fitted.pinned is not None else np.zeros(len(columns), dtype=bool)
     for c, members in enumerate(columns):
         n_with, n_without = int(counts[c]), int(design.n - counts[c])
+        relative = bool(pinned[c])
         if not identified[c]:
             reason = unidentified_reason(fitted, c, n_with, n_without, label)
             said = c in fitted.confounded and not (fitted.few[c] or fitted.timed[c])
@@ -344,7 +358,18 @@ def claims_of(
                 reason = unsettled_reason() if unsettled else confounded_reason([names(arm) for arm in tied])
             together = _together(design, members)
             timed = bool(fitted.timed[c])
-            out.append(Column(members, False, reason, timed=timed, together=together, estimable=not said, tied=tied))
+            out.append(
+                Column(
+                    members,
+                    False,
+                    reason,
+                    timed=timed,
+                    together=together,
+                    estimable=not said,
+                    tied=tied,
+                    against_average=relative,
+                )
+            )
             continue
         effect = joint_interval(fitted, c, n_with, n_without)
         earlier, later = halves_of[c]
@@ -362,6 +387,7 @@ def claims_of(
                 by_category=cats[c],
                 category_p=cat_p[c],
                 category_differs=differs[c],
+                against_average=relative,
             )
         )
     extra = {"penalty": fitted.penalty, "relative": fitted.relative}
@@ -415,25 +441,31 @@ def switched(op: Centred, block: IntArray | None = None) -> npt.NDArray[np.bool_
     return switched_in(op.x, op.group, block)
 
 
-def _common_prior(op: Centred, sizes: FloatArray, strength: float) -> tuple[FloatArray, float]:
+def _common_prior(
+    op: Centred, sizes: FloatArray, strength: float, free: npt.NDArray[np.bool_]
+) -> tuple[FloatArray, float]:
     """The lessons' mean over the columns with `sizes` > 0 (each column's lessons: a group's column counts its
     members, `estimable.common_direction`): when the data barely see it (every session injects as many lessons,
     so only their differences show), it keeps the full prior instead of the weak one: the rank-one penalty (u, c)
-    with u that direction, c = strength as far as the data see u'A u less than COMMON_SEEN times their mean A_jj."""
+    with u that direction, c = strength as far as the data see u'A u less than COMMON_SEEN times the mean A_jj of
+    its `free` columns (of all its columns when none is: a long tail of lessons of 1-4 sessions must not make a
+    typical column's information look small)."""
     chosen = sizes > 0
     if not chosen.any():
         return np.zeros(len(sizes)), 0.0
     u = common_direction(sizes)
-    seen = float(np.sum(op.apply(u) ** 2)) / max(float(op.gram_diag()[chosen].mean()), 1e-300)
+    typical = chosen & free if (chosen & free).any() else chosen
+    seen = float(np.sum(op.apply(u) ** 2)) / max(float(op.gram_diag()[typical].mean()), 1e-300)
     return u, strength * max(0.0, 1.0 - seen / COMMON_SEEN)
 
 
-def _prior_holds_mean(op: Centred, common: tuple[FloatArray, float], weak: float) -> bool:
+def _prior_holds_mean(op: Centred, common: tuple[FloatArray, float], prior: FloatArray) -> bool:
     """Whether the prior, more than the data, sets the lessons' mean: along `common`'s direction u the fit's prior
-    precision (the columns' weak prior and the pin's strength) at least the data's, u'A u. Then each effect is
-    against the average lesson's (`estimates.against_average_line`); a pin the data outweigh moves little."""
+    precision (the columns' own, `prior`, and the pin's strength) at least the data's, u'A u. Then each of those
+    lessons' effects is against their average (`estimates.against_average_line`); a pin the data outweigh moves
+    little."""
     u, strength = common
-    return strength > 0 and weak + strength >= float(np.sum(op.apply(u) ** 2))
+    return strength > 0 and float(prior @ (u * u)) + strength >= float(np.sum(op.apply(u) ** 2))
 
 
 def _flags(p_values: list[float | None]) -> list[bool]:

@@ -509,15 +509,13 @@ def loo_payload(
     dropout_problems: Sequence[str] = (),
     effect_method: str | None = None,
     gptme_files: Mapping[str, str] | None = None,
-    relative: bool = False,
 ) -> dict[str, Any]:
     """`loo-results.json` (docs/format.md §8), with the extra per-lesson fields this tool computes, in the shape
     gptme-contrib's two readers parse: the lessons MCP server reads `results[].path` as the lesson's
     folder and stem (`tools/x`, `x` at the library's root; see `gptme_key`) with its `delta`, so each
     result's lesson id is in `lesson`; gptme-dashboard reads every top-level number as `{lesson: delta}`
     (it skips `meta` and `results`), so each lesson with a delta is also a top-level key.
-    `effect_method`: the joint fit's description (`JointFit.method`); `relative`: the fit sees only the lessons'
-    differences (`estimates.against_average_line`); `dropout_problems`: what of the
+    `effect_method`: the joint fit's description (`JointFit.method`); `dropout_problems`: what of the
     dropout logs was not used (a line each); `gptme_files`: the files the lessons MCP server reads (`gptme_keys`)."""
     from lesson_credit.core.analysis import claims as claims_mod
     from lesson_credit.core.analysis import estimates
@@ -549,7 +547,7 @@ def loo_payload(
             "min_randomized": estimates.MIN_RANDOMIZED,
             "distinguishable": estimates.distinguishable(heads),
             "nothing_distinguishable": estimates.nothing_line(heads),
-            "against_average": estimates.against_average_line(relative),
+            "against_average": estimates.against_average_line(heads),
             "min_with": min_with,
             "min_without": min_without,
             "min_ipw": MIN_IPW,

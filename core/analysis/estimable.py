@@ -27,7 +27,8 @@ together: its nonzero entries.
   that reason (`unsettled_reason`), never estimable by default.
 
 Every session injecting as many lessons (a bandit drawing k) makes the lessons' sum constant: that direction is no
-tie, the fit pins the lessons' mean with its prior and estimates them against it (`_without_common`).
+tie, the fit pins the lessons' mean with its prior and estimates them against it (`Draw`); so is a set of lessons of
+which every session injects as many, beside lessons outside it.
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ SEARCH_ROUNDS = 8  # LOBPCG rounds while each finds a full block of null vectors
 SEARCH_ITERATIONS = 500
 SET_EXACT = 256  # columns up to which a set of linked ties gets its exact projector (`_linked_bases`)
 DEFLATE_BUDGET = 1 << 23  # entries of the null-space basis (p x dimension) the check may hold
+DRAW_MIN = 3  # columns of a draw beside lessons outside it (two: one difference, said as their tie)
 SEED = 20261207  # the probe's and the search's start: the same log gives the same answer
 
 Ties = dict[int, tuple[int, ...] | None]
@@ -78,16 +80,26 @@ def not_estimable(op: Centred, dense: bool, hoods: Neighbourhoods | None, sizes:
     """Per column of `op` that no fit can estimate: the other columns its dependency ties it to (sorted), or None
     when whether it is estimable could not be settled (`_checked_null_space`: not estimable, to be safe).
     `sizes`: the lessons in each column (None: one each), for the lessons' common direction (`common_direction`)."""
+    return estimability(op, dense, hoods, sizes)[0]
+
+
+def estimability(
+    op: Centred, dense: bool, hoods: Neighbourhoods | None, sizes: FloatArray | None = None
+) -> tuple[Ties, npt.NDArray[np.bool_]]:
+    """`not_estimable`'s ties, and the columns of the draw the null space holds (`Draw`: the lessons estimated
+    against their average; all False when none)."""
     if op.p == 0:
-        return {}
-    common = common_direction(np.ones(op.p) if sizes is None else np.asarray(sizes, dtype=np.float64))
+        return {}, np.zeros(0, dtype=bool)
+    weights = np.ones(op.p) if sizes is None else np.asarray(sizes, dtype=np.float64)
+    draw = Draw(op, weights)
+    common = common_direction(weights)
     if dense or hoods is None:
-        return _from_null_space(_without_common(_null_space(op.gram_dense()), common))
+        return _from_null_space(draw.ties(_null_space(op.gram_dense()))), draw.drawn
     local, vectors = _neighbourhood_ties(hoods)
-    parts = _checked_null_space(op, hoods, vectors, common)
+    parts = _checked_null_space(op, hoods, vectors, common, draw)
     if parts is None:
         unsettled: Ties = dict.fromkeys(range(op.p))
-        return unsettled | local
+        return unsettled | local, draw.drawn
     out: Ties = {}
     for columns, basis in parts:  # disjoint sets of columns: each one's ties are among its own
         if basis is None:  # a set too big for its projector (`SET_EXACT`): each tied to the others, in a chain
@@ -96,31 +108,70 @@ def not_estimable(op: Centred, dense: bool, hoods: Neighbourhoods | None, sizes:
             continue
         for j, tied in _from_null_space(basis).items():
             out[int(columns[j])] = tuple(columns[list(tied or ())].tolist())
-    return out
+    return out, draw.drawn
 
 
-def _without_common(null: FloatArray, u: FloatArray) -> FloatArray:
-    """The null space's vectors as ties between columns. When the lessons' common direction is in it (every
-    session injects as many of them: only their differences show, and the fit pins their mean with its prior,
-    core/analysis/claims.py `_common_prior`), the lessons are estimated against their mean, as they always were:
-    that direction is no tie. What else is null (a tie of a few lessons beside it) is kept, each vector with the
-    common direction added so that the columns it does not tie are 0: made orthogonal to the common direction, a
-    tie moves every column it leaves out by its share of the common direction: c * u_j for one c, the value of
-    w_j / u_j most columns take (with a group's column weighted by its size, a constant taken from every entry
-    would leave the group's column holding part of the mean, and name it tied).
-    `u`: the common direction (`common_direction`, no entry 0)."""
-    along = null.T @ u
-    if null.shape[1] == 0 or float(np.sqrt(along @ along)) < 1.0 - NULL_SHARE:  # u is not in the null space
+class Draw:
+    """Which null direction is no tie but a draw: the lessons of a set whose size-weighted sum is in the null space
+    (only their differences show) are estimated against their average, the fit pinning that average with its prior
+    (core/analysis/claims.py `_common_prior`), when the set is every lesson (how many a session injects is the same
+    within each baseline group), or when every graded session injects the same number of its lessons, at least one
+    (a bandit drawing k of them, beside lessons outside the draw: those stay estimable on their own, e_j orthogonal
+    to the set's sum). A set whose sum follows a baseline instead (one of 30 lessons in each session of one
+    category, none elsewhere) is a tie: its mean is that category's baseline; so is a pair drawn one at a time
+    beside other lessons (A or B in every session): the log shows their one difference, which the tie's reason
+    says (each names the other), where against their average it would be half that difference twice, as two
+    effects. The set read is the columns the null space touches (no estimable column is in a null vector):
+    `drawn` after `ties`."""
+
+    def __init__(self, op: Centred, sizes: FloatArray) -> None:
+        self.op, self.sizes = op, sizes
+        self.drawn = np.zeros(op.p, dtype=bool)
+
+    def ties(self, null: FloatArray, where: IntArray | None = None) -> FloatArray:
+        """The null space's vectors (on the columns `where`, all when None) as ties: the draw's direction, when it is
+        in their span, taken out (`_without_common`) and its columns kept in `drawn`."""
+        if null.shape[1] == 0:
+            return null
+        at = np.arange(self.op.p) if where is None else where
+        sizes = self.sizes[at]
+        share = np.sqrt(np.sum(null * null, axis=1))
+        touched = share > NULL_SHARE * max(float(share.max()), 1.0)
+        for chosen in (np.ones(len(at), dtype=bool), touched):
+            u = common_direction(sizes * chosen)
+            along = null.T @ u
+            if float(np.sqrt(along @ along)) >= 1.0 - NULL_SHARE and self._is_draw(at[chosen], len(at) == self.op.p):
+                self.drawn[at[chosen]] = True
+                return _without_common(null, u, along, chosen)
         return null
+
+    def _is_draw(self, columns: IntArray, whole: bool) -> bool:
+        if whole and len(columns) == self.op.p:  # every lesson: a count constant within each baseline group
+            return True
+        if len(columns) < DRAW_MIN:  # a pair's one contrast is its tie, which names the other lesson
+            return False
+        weights = np.zeros(self.op.p)
+        weights[columns] = self.sizes[columns]
+        count = np.asarray(self.op.x @ weights).ravel()  # lessons of the set each session injects
+        return bool(count.min() >= 1.0 - NULL_SHARE and count.max() - count.min() <= NULL_SHARE * count.max())
+
+
+def _without_common(null: FloatArray, u: FloatArray, along: FloatArray, chosen: npt.NDArray[np.bool_]) -> FloatArray:
+    """The null space's vectors as ties between columns, the draw's direction u (in their span: `along` = null' u,
+    `chosen` its columns) taken out: its lessons are estimated against their mean, and that direction is no tie.
+    What else is null (a tie of a few lessons beside it) is kept, each vector with u added so that the draw's
+    columns it does not tie are 0: made orthogonal to u, a tie moves every column of the draw it leaves out by one
+    same amount (the mean's share of each), the value most of the draw's columns take."""
     rest = null - np.outer(u, along)  # each basis vector with its part along u taken out
     q, r = np.linalg.qr(rest)
     ties = q[:, np.abs(np.diag(r)) > NULL_SHARE]
     out = np.zeros_like(ties)
     for k in range(ties.shape[1]):
-        ratio = ties[:, k] / u
+        w = ties[:, k]
+        ratio = w[chosen] / u[chosen]  # (u > 0 on the draw)
         scale = float(np.max(np.abs(ratio)))
-        values, counts = np.unique(np.round(ratio / scale, 9), return_counts=True)
-        out[:, k] = ties[:, k] - values[int(np.argmax(counts))] * scale * u  # (the columns left out: 0)
+        values, counts = np.unique(np.round(ratio / max(scale, 1e-300), 9), return_counts=True)
+        out[:, k] = w - values[int(np.argmax(counts))] * scale * u  # (the draw's columns left out: 0)
     return out
 
 
@@ -179,11 +230,11 @@ Basis = tuple[IntArray, Any, bool]  # and whether they are orthonormal (an array
 
 
 def _checked_null_space(
-    op: Centred, hoods: Neighbourhoods, vectors: list[Part], common: FloatArray
+    op: Centred, hoods: Neighbourhoods, vectors: list[Part], common: FloatArray, draw: Draw
 ) -> list[tuple[IntArray, FloatArray | None]] | None:
     """A's null space, checked whole (see the module), as ties to read (`_from_null_space`): per set of columns the
     neighbourhoods' null vectors link, an orthonormal basis of theirs (when they are the whole null space), or one
-    basis of it all, the common direction taken out (`_without_common`); None for a set beyond SET_EXACT columns
+    basis of it all, a draw's direction taken out (`Draw.ties`); None for a set beyond SET_EXACT columns
     (each of its columns tied to the others). None when the check fails."""
     p = op.p
     diag = op.gram_diag()
@@ -192,7 +243,7 @@ def _checked_null_space(
     sets = _linked_bases(vectors, scale)
     found: Any = _as_matrix(sets, p, dense=has_common)
     if found is None:
-        return _whole(_null_space(op.gram_dense()), common) if p <= EXACT_MAX else None
+        return _whole(_null_space(op.gram_dense()), draw) if p <= EXACT_MAX else None
     if has_common:
         found = _extended(found, (common * scale)[:, None])  # every session injects as many: the lessons' sum
 
@@ -216,20 +267,23 @@ def _checked_null_space(
     if settled:
         if more is None:  # back to A's coordinates (S y), set by set
             if not has_common:
-                return [(where, np.linalg.qr(u / scale[where, None])[0] if exact else None) for where, u, exact in sets]
+                return [
+                    (where, draw.ties(np.linalg.qr(u / scale[where, None])[0], where) if exact else None)
+                    for where, u, exact in sets
+                ]
         else:
             dense = _as_matrix(sets, p, dense=True)
             if dense is None:
-                return _whole(_null_space(op.gram_dense()), common) if p <= EXACT_MAX else None
+                return _whole(_null_space(op.gram_dense()), draw) if p <= EXACT_MAX else None
             found = _extended(dense, more[:, None])
     else:
         if p <= EXACT_MAX:
-            return _whole(_null_space(op.gram_dense()), common)  # exact
+            return _whole(_null_space(op.gram_dense()), draw)  # exact
         dense = found if isinstance(found, np.ndarray) else _as_matrix(sets, p, dense=True)
         found = _searched(apply, precondition, dense, p) if dense is not None else None
         if found is None or not _probe(apply, found):
             return None
-    return _whole(np.linalg.qr(found / scale[:, None])[0], common)
+    return _whole(np.linalg.qr(found / scale[:, None])[0], draw)
 
 
 def _with_column(found: Any, column: FloatArray) -> Any:
@@ -253,8 +307,8 @@ def _beside_sum(
     return True, (q / norm if float(q @ apply(q)) <= NULL_SCALED * norm * norm else None)
 
 
-def _whole(null: FloatArray, common: FloatArray) -> list[tuple[IntArray, FloatArray | None]]:
-    return [(np.arange(null.shape[0]), _without_common(null, common))]
+def _whole(null: FloatArray, draw: Draw) -> list[tuple[IntArray, FloatArray | None]]:
+    return [(np.arange(null.shape[0]), draw.ties(null))]
 
 
 def _linked_bases(vectors: list[Part], scale: FloatArray) -> list[Basis]:

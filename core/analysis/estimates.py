@@ -98,6 +98,8 @@ class Effect:
     by_category: dict[str, dict[str, Any]] | None = None
     category_differs: bool = False
     category_p: float | None = None
+    # against the average of the lessons whose mean the prior holds (`against_average_line`), not on its own
+    against_average: bool = False
 
     @property
     def claims(self) -> bool:
@@ -126,6 +128,7 @@ class Effect:
             "by_category": self.by_category,
             "category_differs": self.category_differs,
             "category_p": self.category_p,
+            "against_average": self.against_average,
         }
 
 
@@ -210,7 +213,12 @@ def _joint_effect(
     position: int | None,
 ) -> Effect:
     """`arm`'s joint effect; `group`: its column's members' ids (one tuple for them all), `position`: its place."""
-    common: dict[str, Any] = {"ranking": rank, "ranking_sd": rank_sd, "group": group}
+    common: dict[str, Any] = {
+        "ranking": rank,
+        "ranking_sd": rank_sd,
+        "group": group,
+        "against_average": column.against_average,
+    }
     if group:
         shown = _interval_json(column.effect) if column.identified else None
         why = f"{_with_group(column, arm_ids, arm, position)}: one group (lessons together in at least "
@@ -306,6 +314,7 @@ def headlines(joint: list[Effect | None], randomized: list[Randomized | None]) -
                     p_adjusted=None,
                     identified=True,
                     reason=None,
+                    against_average=False,  # kept minus withheld: the lesson's own effect
                 )
             )
         else:
@@ -359,12 +368,30 @@ AGAINST_AVERAGE = (
     "The log barely shows what the lessons do together (how many a session injects hardly varies beside the "
     "baselines), so each effect is against the average lesson's, whose own effect the prior holds near 0."
 )
+AGAINST_AVERAGE_MARK = "vs average"  # the rows `AGAINST_AVERAGE_SOME` speaks of, when other rows are not
+AGAINST_AVERAGE_SOME = (
+    f"The log barely shows what the lessons marked {AGAINST_AVERAGE_MARK} do together (how many of them a session "
+    "injects hardly varies beside the baselines), so each of their effects is against their average, whose own "
+    "effect the prior holds near 0; the other rows' effects are each lesson's own, and the order does not make the "
+    "two comparable."
+)
 
 
-def against_average_line(relative: bool) -> str | None:
-    """The line shown above the list when the fit sees only the lessons' differences (`Claims.extra["relative"]`:
-    the data barely see their mean, which the prior then holds), else None."""
-    return AGAINST_AVERAGE if relative else None
+def against_average_line(effects: Sequence[Effect | None]) -> str | None:
+    """The line shown above the list when the fit sees only some lessons' differences (`Effect.against_average`:
+    the data barely see their mean, which the prior then holds), else None: `AGAINST_AVERAGE` when it is every
+    row's case but for rows that claim nothing, else `AGAINST_AVERAGE_SOME`, with those rows marked
+    (`marks_against_average`)."""
+    if not any(e is not None and e.against_average for e in effects):
+        return None
+    return AGAINST_AVERAGE_SOME if marks_against_average(effects) else AGAINST_AVERAGE
+
+
+def marks_against_average(effects: Sequence[Effect | None]) -> bool:
+    """Whether the rows against the average are marked: some are, and a row that claims an interval is a lesson's
+    own effect (a randomized headline, a lesson outside the draw), its number not comparable with theirs."""
+    relative = any(e is not None and e.against_average for e in effects)
+    return relative and any(e is not None and e.claims and not e.against_average for e in effects)
 
 
 def order_key(effect: Effect | None, compared: bool = False) -> tuple[int, float]:

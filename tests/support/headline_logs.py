@@ -1,7 +1,8 @@
 """Workspaces for the one-headline tests (tests/core/test_headline.py, the `loo` table, the Analysis
 screen): an agent's 60 sessions where a 2-kept-vs-2-withheld dropout trial flatters a lesson with no
-effect, a log where no lesson does anything, one where every session injects as many lessons; and how the `loo`
-table is read back."""
+effect, a log where no lesson does anything, one where every session injects as many lessons, one where every
+session draws 3 of 6 beside a lesson of its own (randomized, or outside the draw); and how the `loo` table is read
+back."""
 
 from __future__ import annotations
 
@@ -70,6 +71,34 @@ def fixed_k_workspace(tmp_path: Path, fixed: bool = True) -> Path:
         reward = 0.4 + 0.1 * float(rng.random())
         events.append(session(f"s{i}", round(reward, 2), {names[int(j)]: 0.5 for j in chosen}))
     return make_workspace(tmp_path, lessons=lessons, events=events, name="fixed" if fixed else "varied")
+
+
+def draw_workspace(tmp_path: Path, extra: bool = False) -> Path:
+    """240 sessions drawing 3 of 6; x.md matched in half of them mid-session, its coin at epsilon 0.5 (+0.1 kept),
+    or (`extra`) n.md injected in 30% of them instead (+0.1)."""
+    lessons = {f"tools/l{j}.md": ([f"kw{j}"], "active") for j in range(6)}
+    lessons |= {"auto/x.md": (["xx"], "active"), "new/n.md": (["nn"], "active")}
+    names = sorted(name for name in lessons if name.startswith("tools/"))
+    rng = np.random.default_rng(4)
+    events, logs = [], {}
+    for i in range(240):
+        sid = f"s{i:04d}"
+        ev = session(sid, None, {names[int(j)]: 0.5 for j in rng.choice(6, 3, replace=False)})
+        reward = 0.55 + float(rng.normal(0, 0.05))
+        if extra and rng.random() < 0.3:
+            ev["lessons"].append({"path": "new/n.md", "salience": 0.5})
+            reward += 0.1
+        elif not extra and rng.random() < 0.5:
+            kept = rng.random() < 0.5
+            logs[sid] = [gptme_line(sid, ["auto/x.md"] if kept else [], [] if kept else ["auto/x.md"], eps=0.5)]
+            if kept:
+                ev["lessons"].append({"path": "auto/x.md", "salience": 0.5, "included": "during"})
+                reward += 0.1
+        ev["base_reward"] = round(reward, 3)
+        events.append(ev)
+    root = make_workspace(tmp_path, lessons=lessons, events=events, name="extra" if extra else "randomized")
+    write_logs(root, logs)
+    return root
 
 
 def parse_table(out: str) -> tuple[list[str], list[dict[str, str]]]:

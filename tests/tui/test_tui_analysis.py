@@ -15,7 +15,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input, ProgressBar, Select, Static
 
 from lesson_credit.core.analysis.effects import loo_payload
-from lesson_credit.core.analysis.estimates import AGAINST_AVERAGE
+from lesson_credit.core.analysis.estimates import AGAINST_AVERAGE, AGAINST_AVERAGE_MARK, AGAINST_AVERAGE_SOME
 from lesson_credit.core.sim.simulate import ESTIMATORS
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
@@ -32,6 +32,7 @@ from tests.support.headline_logs import (
     NOTHING,
     X,
     documented_order,
+    draw_workspace,
     fixed_k_workspace,
     noise_workspace,
     shown,
@@ -443,6 +444,20 @@ async def test_analysis_says_when_effects_are_against_the_average_lesson(tmp_pat
         async with app.run_test(size=size) as pilot:
             await analysis_screen(pilot, app)
             assert painted(app).count(AGAINST_AVERAGE) == (1 if fixed else 0)
+
+
+async def test_analysis_marks_the_rows_against_the_average_beside_a_randomized_headline(tmp_path: Path) -> None:
+    """x.md's randomized headline is its own effect, listed among the drawn lessons' differences: the caveat says
+    which rows it speaks of (loo's words, whole), and those rows' flags start with the mark; x.md's do not."""
+    root = draw_workspace(tmp_path)
+    app = LessonCreditApp(Workspace(root, clock=fixed_clock), poll_seconds=0)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await analysis_screen(pilot, app)
+        assert painted(app).count(" ".join(AGAINST_AVERAGE_SOME.split())) == 1
+        table = screen.query_one("#loo-table", ThemedTable)
+        for lesson in ("auto/x.md", *(f"tools/l{j}.md" for j in range(6))):
+            flags = str(table.get_row(lesson)[-1]).strip()
+            assert flags.startswith(AGAINST_AVERAGE_MARK) is (lesson != "auto/x.md"), (lesson, flags)
 
 
 async def test_lessons_ranking_and_analysis_effect_are_named_for_what_they_are(

@@ -17,7 +17,13 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
-from lesson_credit.core.api import LooResult, against_average_line, nothing_line
+from lesson_credit.core.api import (
+    AGAINST_AVERAGE_MARK,
+    LooResult,
+    against_average_line,
+    marks_against_average,
+    nothing_line,
+)
 from lesson_credit.tui.loo_text import (
     LATER_MARK,
     RANDOMIZED_MARK,
@@ -197,7 +203,7 @@ class AnalysisScreen(SortableScreen):
         view = event.view
         empty = empty_line(view)
         effects = [r.effect for r in view.results]
-        lines = [empty] if empty else [nothing_line(effects), against_average_line(view.relative)]
+        lines = [empty] if empty else [nothing_line(effects), against_average_line(effects)]
         said = "\n".join(line for line in lines if line)
         caveat = self.query_one("#analysis-caveat", Static)
         caveat.update(Text(said))
@@ -216,13 +222,14 @@ class AnalysisScreen(SortableScreen):
             return
         table = self.query_one("#loo-table", ThemedTable)
         rows = sorted_results(self.view.results, self.sort_column, self.sort_reverse)
+        marked = marks_against_average([r.effect for r in rows])  # (the caveat's line names the mark)
         keep = table.row_to_keep(self.highlighted)
         table.clear(columns=True)
         for key, label in self.sort_headers():
             # one space before each cell instead of padding on both sides: ten columns fit in 120 cells
             table.add_column(Text(" " + label, justify="right" if key in RIGHT else "left"), key=key)
         for result in rows:
-            table.add_row(*[spaced(cell) for cell in self._cells(table, result)], key=result.path)
+            table.add_row(*[spaced(cell) for cell in self._cells(table, result, marked)], key=result.path)
         self.shown = [r.path for r in rows]
         self.highlighted = table.restore_cursor(self.shown, keep) or self.highlighted  # told now: `enter` reads it
         self._fit_lesson_column()
@@ -240,13 +247,15 @@ class AnalysisScreen(SortableScreen):
         if message.table.id == "loo-table":
             self._fit_lesson_column()
 
-    def _cells(self, table: ThemedTable, result: LooResult) -> list[Text]:
+    def _cells(self, table: ThemedTable, result: LooResult, marked: bool = False) -> list[Text]:
+        """`marked`: a row against the average says so first among its flags (`marks_against_average`)."""
         dim = table.tone("muted") if not has_estimate(result) else ""
 
         def number(value: str) -> Text:
             return Text(value, style=dim, justify="right")
 
-        flags = " · ".join(one_line(f) for f in short_flags(result))
+        against = marked and result.effect is not None and result.effect.against_average
+        flags = " · ".join([AGAINST_AVERAGE_MARK] * against + [one_line(f) for f in short_flags(result)])
         if result.confounded:
             flags_cell = table.toned("⚠ " + flags, "warning")
         else:
