@@ -30,7 +30,8 @@ session's keywords play no part (they are written after the outcome and can echo
   tell the two apart. It is not identified (`switched`); randomized dropout evidence, where there is
   enough, still gives it a headline (`core.analysis.estimates`).
 - **By category.** The same one-step estimate within each category with at least `one_step.MIN_CELL`
-  sessions with and without the lesson; `category_differs` when Cochran's Q over those categories
+  sessions with and without the lesson (as in a half: in the baseline groups, time blocks and agents, where its
+  injection varies within the category); `category_differs` when Cochran's Q over those categories
   has a p-value below `FLAG_P` and a BH-adjusted one below `FLAG_FDR`.
 """
 

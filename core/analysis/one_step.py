@@ -4,8 +4,9 @@ later half, the windows of the over-time view (core/analysis/over_time.py), each
 
 The one-step estimate in a cell is the column's coefficient plus the least-squares slope of the full fit's
 residuals on its centred injection within the cell (the other lessons held at their fitted effects); its variance
-is the fit's sandwich restricted to the cell. A cell with fewer than `MIN_CELL` sessions with or without the
-column shows none.
+is the fit's sandwich restricted to the cell. Its sessions with and without the column are counted in the
+baseline groups where the column's injection varies within the cell (only they enter the estimate); a cell with
+fewer than `MIN_CELL` of either shows none.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from lesson_credit.core.analysis.robust import RobustFit
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
-MIN_CELL = 5  # sessions with and without a lesson in a half or a category before its estimate there shows
+MIN_CELL = 5  # sessions with and without a lesson in a cell (groups where it varies) before its estimate shows
 LEVEL = 0.95
 
 
@@ -101,7 +102,10 @@ def _one_step(
     `cell` labels each nonzero of the design (its session's cell for that column); `sums` holds every
     session's counts per (cell, baseline group), arrays (n_cells, groups), or (columns, n_cells, groups)
     when the cells differ between columns. Only the (column, cell, group) triples with an injection
-    are formed: a cell without one adds nothing to any sum."""
+    are formed: a cell without one adds nothing to any sum. The sessions with and without are those of
+    the triples where the injection varies: in the others (a session alone in its group there, or every
+    session of the group injected alike) the centred injection is 0, so they add nothing to the estimate
+    and are not counted as evidence for it (nor toward `MIN_CELL`)."""
     rows, cols, vals, _ = op.entries()
     n_groups = len(op.group_size)
     key = (cols * n_cells + cell) * n_groups + op.group[rows]
@@ -125,13 +129,18 @@ def _one_step(
     ss = per_pair(sxx - xbar * sx)
     num = per_pair(sxr - xbar * sr)
     meat = per_pair(sxxd - 2.0 * xbar * sxd + xbar * xbar * sd)
-    n_with = np.bincount(cols * n_cells + cell, minlength=size).reshape(op.p, n_cells).astype(np.float64)
-    sessions = sums[0].sum(axis=-1)  # (columns, n_cells) or (n_cells,)
+    count = np.bincount(inverse, minlength=len(triples))  # sessions injected in each triple
+    low, high = np.full(len(triples), np.inf), np.full(len(triples), -np.inf)
+    np.minimum.at(low, inverse, vals)
+    np.maximum.at(high, inverse, vals)
+    varies = (count < n_all) | (high > low)  # some session without it, or shares that differ
+    n_with = per_pair(np.where(varies, count, 0.0))
+    n_without = per_pair(np.where(varies, n_all - count, 0.0))
     with np.errstate(divide="ignore", invalid="ignore"):
         vif = np.maximum(fit.inverse_diag * fit.gram_diag, 1.0)
         estimate = fit.coef[:, None] + num / ss
         var = vif[:, None] * meat / (ss * ss)
-    return estimate, var, n_with, sessions - n_with
+    return estimate, var, n_with, n_without
 
 
 def halves(op: Centred, fit: RobustFit) -> list[tuple[Interval | None, Interval | None]]:

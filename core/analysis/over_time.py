@@ -13,7 +13,9 @@ Two series per lesson, over the same windows of the log:
   its interval is Student's t from the same HC2 sandwich restricted to
   the window. One window (the whole log) shows the joint effect itself, the one `loo` reports as
   `joint` (`claims.joint_interval`). Only a lesson the whole log identifies gets them (a group: the group's column); a
-  window with fewer than `one_step.MIN_CELL` sessions with or without the lesson shows none.
+  window with fewer than `one_step.MIN_CELL` sessions with or without the lesson shows none (both counted in
+  the baseline groups where its injection varies within the window: the sessions its estimate reads; the one
+  window of the whole log counts every graded session, as `loo`'s `joint` does).
 - **The credit posterior after each window**: the Beta posterior folded (`bandit.fold`, the credit
   settings in force) over the graded sessions up to the window's last one: what the dashboard's
   mean and interval were at that point. The last window ends at the last graded session, so its

@@ -40,7 +40,7 @@ async def test_the_rewards_panel_breaks_between_phrases_at_80x24_after_a_resize(
         await settle(pilot)
         assert isinstance(app.screen, LessonRewardsScreen)
         wide = shown(app, "rewards-info")
-        assert "over time: earlier +0.149 [+0.05, +0.25] (n 16) · later +0.148 [-0.01, +0.30] (n 15)" in wide
+        assert "over time: earlier +0.149 [+0.05, +0.25] (n 15) · later +0.148 [-0.01, +0.30] (n 15)" in wide
         assert any(line.startswith("mean reward with 0.724 (n 31) · without 0.580 (n 122) · Δ +0.143") for line in wide)
         await pilot.resize_terminal(*SIZE)
         await settle(pilot)

@@ -36,7 +36,9 @@ class LessonOverTimeScreen(DataScreen):
     HELP = (
         "One lesson over time: the log cut into windows of about as many of its sessions each; per window, its "
         "joint effect per injection with a 90% interval (identified lessons only), and the credit posterior's mean "
-        "and 90% interval after the window's last session."
+        "and 90% interval after the window's last session. with/without counts the window's sessions in the "
+        "baseline groups (category, time block, agent) where the lesson's injection varies: the ones its estimate "
+        "reads."
     )
 
     BINDINGS: ClassVar[list[BindingType]] = [
