@@ -21,10 +21,18 @@ together: its nonzero entries.
   nearly all inject as many lessons has a near-null direction there that makes the probe crawl, and a tie through
   a baseline (a rotation: its lessons' sum is a category's indicator) is the one vector B^-1 (their sum) when it is
   the only one missed.
-  When that stalls too, what was missed is searched for (one eigh of A up to `EXACT_MAX` columns, exact; beyond,
-  LOBPCG for the smallest eigenpairs of S A S beside N) and checked again. A check that still fails, or a null
-  space too big to hold (`DEFLATE_BUDGET`), leaves every column not found tied unsettled: not estimable, with
-  that reason (`unsettled_reason`), never estimable by default.
+  When that stalls too, what was missed is searched for: one eigh of A up to `EXACT_MAX` columns, exact; beyond,
+  LOBPCG for the smallest eigenpairs of S A S beside what is known, round after round, each checked again
+  (`_searched`: the probe with the eigenvectors found beside the null ones deflated too, whose smallest nonzero
+  eigenvalues made it stall where nothing was missed, then beside the lessons' sum), until the check passes. A
+  round that finds nothing new while the check still fails, or a null space too big to hold (`DEFLATE_BUDGET`),
+  leaves every column not found tied unsettled: not estimable, with that reason (`unsettled_reason`), never
+  estimable by default.
+- S: a column that centring leaves nothing of but rounding (a lesson in every session of its category) is flat,
+  scaled by its uncentred norm: the square root of its rounding (1e-13, at times above 0) made its row of S A S
+  rounding times 1e6, and the check then failed (in 6 of 11 heavy-tailed libraries of 3,000-5,000 columns).
+- Zero, on every path: an eigenvalue (or a unit vector's Rayleigh quotient) at most NULL_EIGENVALUE of the largest
+  of the matrix it is one of (A's on the exact paths, S A S's beyond: `_is_null`, `_largest`).
 
 Every session injecting as many lessons (a bandit drawing k) makes the lessons' sum constant: that direction is no
 tie, the fit pins the lessons' mean with its prior and estimates them against it (`Draw`); so is a set of lessons of
@@ -53,14 +61,16 @@ IntArray = npt.NDArray[np.int64]
 
 NULL_EIGENVALUE = 1e-10  # an eigenvalue at most this share of the largest is zero (rounding of an exact dependency)
 NULL_SHARE = 1e-6  # a column takes part in a dependency when its share of a null vector is above this
-NULL_SCALED = 1e-8  # an eigenvalue of S A S (its diagonal 1) at most this is zero: a found null vector
 CHECK_TOL = 1e-8  # the probe's relative residual: a missed null vector escapes it with probability ~ this sqrt(p)
 CHECK_MAX = 400  # conjugate-gradient steps of one probe (a well-posed probe takes tens)
 CHECK_STALL = 25  # a probe whose residual has not halved over this many steps has stalled: it fails
 EXACT_MAX = 3000  # columns up to which a failed probe is settled by one eigh of A (exact: 8 s, 270 MB at 3,000)
-SEARCH_BLOCK = 8  # eigenpairs LOBPCG seeks at once beyond EXACT_MAX
-SEARCH_ROUNDS = 8  # LOBPCG rounds while each finds a full block of null vectors
+SEARCH_BLOCK = 8  # eigenpairs LOBPCG seeks at once beyond EXACT_MAX (twice as many after a block all null)
+SEARCH_ROUNDS = 32  # LOBPCG rounds, each checked, until the check passes
 SEARCH_ITERATIONS = 500
+SEARCH_TOL = 1e-9  # LOBPCG's residual norm (S A S's diagonal is 1)
+EIGENVECTOR_RESIDUAL = 1e-5  # a Ritz vector deflated in the check: its residual at most this share of its eigenvalue
+LARGEST_STEPS = 30  # power steps for S A S's largest eigenvalue (`_largest`)
 SET_EXACT = 256  # columns up to which a set of linked ties gets its exact projector (`_linked_bases`)
 DEFLATE_BUDGET = 1 << 23  # entries of the null-space basis (p x dimension) the check may hold
 DRAW_MIN = 3  # columns of a draw beside lessons outside it (two: one difference, said as their tie)
@@ -96,7 +106,7 @@ def estimability(
     if dense or hoods is None:
         return _from_null_space(draw.ties(_null_space(op.gram_dense()))), draw.drawn
     local, vectors = _neighbourhood_ties(hoods)
-    parts = _checked_null_space(op, hoods, vectors, common, draw)
+    parts = _checked_null_space(op, vectors, common, draw)
     if parts is None:
         unsettled: Ties = dict.fromkeys(range(op.p))
         return unsettled | local, draw.drawn
@@ -230,7 +240,7 @@ Basis = tuple[IntArray, Any, bool]  # and whether they are orthonormal (an array
 
 
 def _checked_null_space(
-    op: Centred, hoods: Neighbourhoods, vectors: list[Part], common: FloatArray, draw: Draw
+    op: Centred, vectors: list[Part], common: FloatArray, draw: Draw
 ) -> list[tuple[IntArray, FloatArray | None]] | None:
     """A's null space, checked whole (see the module), as ties to read (`_from_null_space`): per set of columns the
     neighbourhoods' null vectors link, an orthonormal basis of theirs (when they are the whole null space), or one
@@ -238,7 +248,11 @@ def _checked_null_space(
     (each of its columns tied to the others). None when the check fails."""
     p = op.p
     diag = op.gram_diag()
-    scale = np.where(diag > 0, np.sqrt(np.where(diag > 0, diag, 1.0)), 1.0)  # S^-1 (a flat column's: 1)
+    raw = op.cross_diagonal()
+    # a column centring leaves nothing of but rounding (a lesson in every session of its groups) is flat: its S is
+    # its uncentred norm, not the square root of that rounding (which made S A S's row of it rounding times 1e6)
+    flat = diag <= NULL_EIGENVALUE * raw
+    scale = np.sqrt(np.where(flat, np.where(raw > 0, raw, 1.0), diag))  # S^-1
     has_common = float(common @ op.gram_apply(common)) <= NULL_EIGENVALUE * float(np.max(diag, initial=0.0))
     sets = _linked_bases(vectors, scale)
     found: Any = _as_matrix(sets, p, dense=has_common)
@@ -251,39 +265,42 @@ def _checked_null_space(
         out: FloatArray = op.gram_apply(y / scale) / scale
         return out
 
-    blocks = hoods.preconditioner(1e-3 * np.where(diag > 0, diag, 1.0))
-
-    def precondition(y: FloatArray) -> FloatArray:  # S^-1 blockdiag(A_BB + L_BB)^-1 S^-1: near (S A S)^-1
-        out: FloatArray = blocks(y * scale) * scale
-        return out
-
-    settled, more = _probe(apply, found), None
-    if not settled and not has_common:  # a rotation's tie, or sessions of nearly always k lessons: beside their sum
-        lessons = (common * scale / np.linalg.norm(common * scale))[:, None]  # in S's coordinates
-        beside = _with_column(found, lessons)
-        settled = _probe(apply, beside)
-        if settled:
-            settled, more = _beside_sum(apply, beside, lessons[:, 0])
+    top = _largest(apply, p)
+    # a rotation's tie, or sessions of nearly always k lessons: beside their sum (in S's coordinates)
+    lessons = None if has_common else common * scale / np.linalg.norm(common * scale)
+    settled, more = _settled(apply, found, lessons, top)
+    if settled and more is None and not has_common:  # back to A's coordinates (S y), set by set
+        return [
+            (where, draw.ties(np.linalg.qr(u / scale[where, None])[0], where) if exact else None)
+            for where, u, exact in sets
+        ]
+    if not settled and p <= EXACT_MAX:
+        return _whole(_null_space(op.gram_dense()), draw)  # exact
+    dense = found if isinstance(found, np.ndarray) else _as_matrix(sets, p, dense=True)
+    if dense is None:
+        return _whole(_null_space(op.gram_dense()), draw) if p <= EXACT_MAX else None
     if settled:
-        if more is None:  # back to A's coordinates (S y), set by set
-            if not has_common:
-                return [
-                    (where, draw.ties(np.linalg.qr(u / scale[where, None])[0], where) if exact else None)
-                    for where, u, exact in sets
-                ]
-        else:
-            dense = _as_matrix(sets, p, dense=True)
-            if dense is None:
-                return _whole(_null_space(op.gram_dense()), draw) if p <= EXACT_MAX else None
-            found = _extended(dense, more[:, None])
+        found = dense if more is None else _extended(dense, more[:, None])
     else:
-        if p <= EXACT_MAX:
-            return _whole(_null_space(op.gram_dense()), draw)  # exact
-        dense = found if isinstance(found, np.ndarray) else _as_matrix(sets, p, dense=True)
-        found = _searched(apply, precondition, dense, p) if dense is not None else None
-        if found is None or not _probe(apply, found):
+        found = _searched(apply, dense, lessons, top)
+        if found is None:
             return None
     return _whole(np.linalg.qr(found / scale[:, None])[0], draw)
+
+
+def _settled(
+    apply: Callable[[FloatArray], FloatArray], found: Any, lessons: FloatArray | None, top: float
+) -> tuple[bool, FloatArray | None]:
+    """Whether `found` spans the null space of S A S (the probe), or does but for one null vector beside the
+    lessons' sum `lessons` (None: it is in `found`), which comes second (`_beside_sum`)."""
+    if _probe(apply, found):
+        return True, None
+    if lessons is None:
+        return False, None
+    beside = _with_column(found, lessons[:, None])
+    if not _probe(apply, beside):
+        return False, None
+    return _beside_sum(apply, beside, lessons, top)
 
 
 def _with_column(found: Any, column: FloatArray) -> Any:
@@ -293,18 +310,19 @@ def _with_column(found: Any, column: FloatArray) -> Any:
 
 
 def _beside_sum(
-    apply: Callable[[FloatArray], FloatArray], beside: Any, c: FloatArray
+    apply: Callable[[FloatArray], FloatArray], beside: Any, c: FloatArray, top: float
 ) -> tuple[bool, FloatArray | None]:
     """A null vector missing from `beside` but for c (the lessons' sum, in S's coordinates): the probe passed with c
     in B = S A S + V V' (V: `beside`, c its last column), so that a lesson whose effects nearly always add up to
     the same (sessions of k lessons, a few with fewer) does not make the probe crawl. Then at most one null vector q
     orthogonal to the found ones is missing, and c'q is not 0: scaled to c'q = 1, B q = c. So q = B^-1 c, and
-    it is one exactly when S A S q = 0 (else none is missing). (False, None): the solve did not converge."""
+    it is one exactly when S A S q = 0 (`_is_null`; else none is missing). (False, None): the solve did not converge."""
     q, converged = _conjugate_gradients(lambda y: apply(y) + beside @ (beside.T @ y), c)
     norm = float(np.linalg.norm(q))
     if not converged or norm == 0.0:
         return False, None
-    return True, (q / norm if float(q @ apply(q)) <= NULL_SCALED * norm * norm else None)
+    q = q / norm
+    return True, (q if _is_null(float(q @ apply(q)), top) else None)
 
 
 def _whole(null: FloatArray, draw: Draw) -> list[tuple[IntArray, FloatArray | None]]:
@@ -431,45 +449,92 @@ def _conjugate_gradients(deflated: Callable[[FloatArray], FloatArray], r: FloatA
 
 
 def _searched(
-    apply: Callable[[FloatArray], FloatArray],
-    precondition: Callable[[FloatArray], FloatArray],
-    found: FloatArray,
-    p: int,
+    apply: Callable[[FloatArray], FloatArray], found: FloatArray, lessons: FloatArray | None, top: float
 ) -> FloatArray | None:
-    """`found` with the null vectors of S A S beside it that LOBPCG finds (the smallest eigenpairs orthogonal to
-    `found`, from a fixed start, a block at a time while a whole block is null); None beyond DEFLATE_BUDGET."""
+    """`found` with the null vectors of S A S it misses, round after round until the check says none is left: each
+    round LOBPCG's smallest eigenpairs orthogonal to what is known (a fixed start; a block twice as big after a
+    round whose block was all null). Not preconditioned: S A S's diagonal is 1 already. The check deflates the
+    eigenvectors found beside the null ones (`_projected`): a library's smallest nonzero eigenvalues (1e-3 of the
+    largest) made the plain probe stall where nothing was missed. None when a round finds nothing new while the
+    check still fails, after SEARCH_ROUNDS, or beyond DEFLATE_BUDGET."""
     from scipy.sparse.linalg import LinearOperator, lobpcg
 
     scipy_linalg("the estimability check")  # (its memory check; lobpcg imports scipy.linalg)
+    p = found.shape[0]
     operator = LinearOperator(
         (p, p), matvec=lambda y: apply(np.ravel(y)), matmat=lambda y: _columns(apply, y), dtype=np.float64
     )
-    pre = LinearOperator(
-        (p, p), matvec=lambda y: precondition(np.ravel(y)), matmat=lambda y: _columns(precondition, y), dtype=np.float64
-    )
     rng = np.random.default_rng(SEED)
+    probe = np.asarray(rng.standard_normal(p), dtype=np.float64)
+    size, known = SEARCH_BLOCK, np.zeros((p, 0))  # known: eigenvectors of S A S beside the null space
     for _ in range(SEARCH_ROUNDS):
-        size = min(SEARCH_BLOCK, max((p - found.shape[1]) // 5, 1))
+        size = min(size, max((p - found.shape[1] - known.shape[1]) // 5, 1))
         start = rng.standard_normal((p, size))
+        beside = _extended(found, known)
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # (not converged: the probe after decides)
+            warnings.simplefilter("ignore")  # (not converged: the check after decides)
             values, ritz = lobpcg(
                 operator,
                 start,
-                M=pre,
-                Y=found if found.shape[1] else None,
-                tol=1e-9,
+                Y=beside if beside.shape[1] else None,
+                tol=SEARCH_TOL,
                 maxiter=SEARCH_ITERATIONS,
                 largest=False,
             )
-        null = ritz[:, values <= NULL_SCALED]
-        if null.shape[1]:
-            found = _extended(found, null)
-        if p * found.shape[1] > DEFLATE_BUDGET:
+        null = np.array([_is_null(float(value), top) for value in values], dtype=bool)
+        residual = np.linalg.norm(_columns(apply, ritz) - ritz * values, axis=0)
+        exact = ~null & (residual <= EIGENVECTOR_RESIDUAL * np.abs(values))
+        if not null.any() and not exact.any():
             return None
-        if null.shape[1] < size:
+        found = _extended(found, ritz[:, null])
+        known = _extended(known, ritz[:, exact] - found @ (found.T @ ritz[:, exact]))
+        if p * (found.shape[1] + known.shape[1]) > DEFLATE_BUDGET:
+            return None
+        if _conjugate_gradients(_projected(apply, _extended(found, known)), probe)[1]:
+            return found
+        settled, more = _settled(apply, found, lessons, top)  # (beside the lessons' sum too)
+        if settled:
+            return found if more is None else _extended(found, more[:, None])
+        if null.all():
+            size = 2 * size
+    return None
+
+
+def _projected(apply: Callable[[FloatArray], FloatArray], q: FloatArray) -> Callable[[FloatArray], FloatArray]:
+    """y -> (I - Q Q') S A S (I - Q Q') y + Q Q' y (`q`: orthonormal columns, null vectors and eigenvectors of S A S
+    whose residual is at most EIGENVECTOR_RESIDUAL of their eigenvalue). Singular, as S A S + N N' is, when a null
+    vector q is missing: Q's eigenvectors are orthogonal to it but for that share, so (I - Q Q') q is null but for
+    its square (1e-10 of the eigenvalue). Its other eigenvalues are S A S's beside Q's: no longer its smallest."""
+
+    def deflated(y: FloatArray) -> FloatArray:
+        inside = q.T @ y
+        out = apply(y - q @ inside)
+        result: FloatArray = out - q @ (q.T @ out) + q @ inside
+        return result
+
+    return deflated
+
+
+def _is_null(value: float, top: float) -> bool:
+    """Whether an eigenvalue (or a unit vector's Rayleigh quotient) of a positive semi-definite matrix whose largest
+    eigenvalue is `top` is zero: at most NULL_EIGENVALUE of it, the one rule of every path (rounding of an exact
+    dependency; a near one's is far above: S A S's smallest nonzero ones were 1e-3 to 0.1 in every library
+    measured)."""
+    return value <= NULL_EIGENVALUE * top
+
+
+def _largest(apply: Callable[[FloatArray], FloatArray], p: int) -> float:
+    """S A S's largest eigenvalue, to a few percent (power iteration from a fixed start; at least 1, its diagonal's)."""
+    y = np.random.default_rng(SEED).standard_normal(p)
+    value = 1.0
+    for _ in range(LARGEST_STEPS):
+        y = y / np.linalg.norm(y)
+        out = apply(y)
+        value = max(value, float(y @ out))
+        y = out
+        if not np.any(y):
             break
-    return found
+    return value
 
 
 def _columns(f: Callable[[FloatArray], FloatArray], y: FloatArray) -> FloatArray:

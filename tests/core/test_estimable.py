@@ -351,3 +351,65 @@ def test_a_tie_beside_a_group_and_a_fixed_number_names_only_the_tied_lessons(see
     assert fitted.confounded == {two: (three,), three: (two,)}, (group, fitted.confounded)
     sizes = np.array([len(c) for c in fitted.columns], dtype=np.float64)
     assert not_estimable(fitted.op, dense=False, hoods=neighbourhoods(fitted.op), sizes=sizes) == fitted.confounded
+
+
+FLAT_N, FLAT_P = 1200, 300
+
+
+def flat_world(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """A heavy-tailed library: 1,200 sessions of 4-8 of 300 lessons drawn by popularity 1 / rank^1.6 (the never drawn
+    dropped), 6 categories; a lesson in every session of each category (flat: centring leaves nothing of it), and a
+    rotation of 20 in each of the two largest (each of their sessions has one: a tie beyond a neighbourhood's 17,
+    two of them, so the lessons' sum alone does not settle the check)."""
+    rng = np.random.default_rng([61, seed])
+    cats = 6
+    category = rng.choice(cats, FLAT_N, p=rng.dirichlet(np.full(cats, 2.0)))
+    keys = -1.6 * np.log1p(np.arange(FLAT_P))[None, :] + rng.gumbel(size=(FLAT_N, FLAT_P))
+    chosen = np.argsort(-keys, axis=1)[:, :8]
+    on = np.arange(8)[None, :] < rng.integers(4, 9, FLAT_N)[:, None]
+    x = np.zeros((FLAT_N, FLAT_P))
+    x[np.broadcast_to(np.arange(FLAT_N)[:, None], chosen.shape)[on], chosen[on]] = 1.0
+    x = x[:, x.sum(axis=0) > 0]
+    sizes = np.bincount(category, minlength=cats)
+    flat = [category == c for c in range(cats)]
+    pick = rng.integers(0, 20, FLAT_N)
+    rotations = [(category == c) & (pick == j) for c in np.argsort(-sizes)[:2] for j in range(20)]
+    return np.column_stack([x] + flat + rotations).astype(np.float64), category
+
+
+def not_estimable_by_svd(x: np.ndarray, category: np.ndarray) -> set[int]:
+    """numpy's null space of [categories | time blocks | X] (its SVD, numpy's rank rule): a column is estimable
+    exactly when no null vector moves it (then dropping it lowers the rank)."""
+    blocks = np.arange(FLAT_N) // (FLAT_N // BLOCKS)
+    m = np.hstack([np.eye(int(category.max()) + 1)[category], np.eye(BLOCKS)[blocks], x])
+    s, vt = np.linalg.svd(m, full_matrices=False)[1:]
+    rank = int(np.sum(s > s[0] * max(m.shape) * np.finfo(np.float64).eps))
+    null = vt[rank:, m.shape[1] - x.shape[1] :]
+    return set(np.flatnonzero(np.linalg.norm(null, axis=0) > 1e-6).tolist())
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_flat_lesson_beside_ties_beyond_the_neighbourhoods_is_no_reason_to_call_every_lesson_unsettled(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A flat lesson's centred sum of squares came out as rounding, at times above 0 (1e-13 of its 200-odd
+    injections): the check divided by its square root, and S A S's row of it was rounding times 1e6. The probe and
+    LOBPCG then failed, and the fail-safe called every lesson not estimable (here 0 of about 295 estimated where
+    the rank test estimates about 245; above 3,000 lessons in 3 of 6 heavy-tailed libraries)."""
+    monkeypatch.setattr(estimable, "EXACT_MAX", 0)  # LOBPCG, as beyond 3,000 lessons
+    x, category = flat_world(seed)
+    assert block_codes(FLAT_N, BLOCKS).tolist() == (np.arange(FLAT_N) // (FLAT_N // BLOCKS)).tolist()
+    want = not_estimable_by_svd(x, category)
+    p = x.shape[1]
+    assert set(range(p - 46, p)) <= want and len(want) < 60  # the 6 flat, the rotations' 40, and a few more
+    rows, arms = np.nonzero(x)
+    design = Design(
+        np.arange(FLAT_N), np.zeros(FLAT_N), category, 6, rows, arms, np.ones(len(rows)), p, n_blocks=BLOCKS
+    )
+    z, group = design.indicators()
+    op = centred(sparse.csr_matrix(x), z, group)
+    diag, raw = op.gram_diag()[p - 46 : p - 40], op.cross_diagonal()[p - 46 : p - 40]
+    assert (diag <= 1e-10 * raw).all() and (diag > 0).any()  # rounding, above 0 for some (1e-14 to 3e-13 here)
+    found = not_estimable(op, dense=False, hoods=neighbourhoods(op))
+    assert None not in found.values()
+    assert set(found) == want
