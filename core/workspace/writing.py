@@ -68,6 +68,7 @@ class Writing(GptmeFiles):
 
         if (problem := self.library().config_problem()) is not None:  # nothing drawn from half a library
             raise WorkspaceError(f"{problem}; not selecting from an incomplete library (fix gptme.toml)")
+        category = category or None  # an empty one (a hook's unset variable) is none, as `select --category ""`
         commands.check_category(category)  # (as given: one line)
         if category is None and self.config.categories:
             category = category_of(context, self.config.categories)
@@ -144,6 +145,7 @@ class Writing(GptmeFiles):
         selection chose get `"included": "before"`."""
         if outcome is not None:
             reward = self.outcome_reward(outcome, pending_ok=True)
+        category = category or None  # an empty one is none, as `record --category ""` takes it
         grading.check_grader(grader)
         new = commands.recording(
             session_id,
