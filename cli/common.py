@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, TypeAlias
 
-from lesson_credit.cli.render import counted, safe, terminal_columns
+from lesson_credit.cli.render import counted, safe, terminal_columns, warning_line
 from lesson_credit.core.base.errors import UserError
 from lesson_credit.core.base.gc_pause import gc_paused
 from lesson_credit.core.base.numbers import decimal
@@ -237,7 +237,7 @@ def seed_arg(text: str) -> int:
 def print_warnings(ws: Workspace) -> None:
     """What a command that succeeded could not do (a derived file), one line each on stderr."""
     for warning in ws.warnings:
-        print(f"warning: {safe(warning)}", file=sys.stderr)
+        print(warning_line(safe(warning)), file=sys.stderr)
 
 
 def problem_lines(ws: Workspace) -> list[str]:
@@ -446,7 +446,7 @@ def warn_problems(ws: Workspace, quiet: bool = False) -> None:
     """Warnings on stderr, one line each: the log's and library's problems (never blocking a read;
     left out when `quiet`, as with --json, whose "warnings" list carries them), then `ws.warnings`."""
     for line in ws.warnings if quiet else warning_lines(ws):
-        print(f"warning: {safe(line)}", file=sys.stderr)
+        print(warning_line(safe(line)), file=sys.stderr)
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):

@@ -11,7 +11,6 @@ import contextlib
 import os
 import sys
 from collections.abc import Callable, Collection, Sequence
-from contextvars import ContextVar
 from importlib import import_module
 from typing import Any, NoReturn
 
@@ -28,7 +27,7 @@ from lesson_credit.cli.common import (
 )
 from lesson_credit.cli.pager import paging
 from lesson_credit.cli.process import guarded, limit_blas_threads, msgspec_without_typing_extensions, stored, succeeded
-from lesson_credit.cli.render import error_line, safe
+from lesson_credit.cli.render import JSON_WORDS, error_line, safe, warning_line
 from lesson_credit.cli.version import VersionAction
 
 __all__ = ["build_parser", "main", "subcommands", "summary_lines"]
@@ -87,7 +86,7 @@ class Parser(argparse.ArgumentParser):
     def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
         """argparse's exit; its error line (`prog: error: ...`) wrapped at spaces on a terminal (`error_line`)."""
         if status and message:
-            message = error_line(message.rstrip("\n"), _JSON_WORDS.get()) + "\n"
+            message = error_line(message.rstrip("\n"), JSON_WORDS.get()) + "\n"
         super().exit(status, message)
 
 
@@ -167,10 +166,6 @@ def build_parser(groups: Collection[str] | None = None, *, others: bool = True) 
     return parser
 
 
-# whether the command line being parsed asks for --json: a usage error stays one line for a program to read
-_JSON_WORDS: ContextVar[bool] = ContextVar("json_words", default=False)
-
-
 def _parse(argv: Sequence[str] | None) -> tuple[argparse.ArgumentParser, argparse.Namespace]:
     """The arguments, parsed by a parser with the command's own group in full: a first pass with no
     group finds the command (top-level --help, --version and usage errors end there, as the whole
@@ -178,7 +173,7 @@ def _parse(argv: Sequence[str] | None) -> tuple[argparse.ArgumentParser, argpars
     pass: the first word that is not an option is the command. A command's parser lists no other command
     (what lists them, the top level's help and usage errors, ends in the first pass)."""
     words = sys.argv[1:] if argv is None else argv
-    _JSON_WORDS.set("--json" in words)
+    JSON_WORDS.set("--json" in words)
     if words and words[0] in COMMANDS:
         command = words[0]
     else:
@@ -269,7 +264,7 @@ def _set_aside_warnings(mark: int) -> None:
     from lesson_credit.core.base.files import set_aside_notices
 
     for notice in set_aside_notices(since=mark):
-        print(f"warning: {safe(notice)}", file=sys.stderr)
+        print(warning_line(safe(notice)), file=sys.stderr)
 
 
 if __name__ == "__main__":

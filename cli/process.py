@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable, Iterator
 
 from lesson_credit.cli.common import EXIT_INTERNAL, json_text
-from lesson_credit.cli.render import error_line, safe
+from lesson_credit.cli.render import error_line, safe, warning_line
 from lesson_credit.core.base.errors import TemporaryFailure
 from lesson_credit.core.base.logged import logged_count
 
@@ -114,7 +114,7 @@ def succeeded(why: str, args: argparse.Namespace | None = None) -> int:
     still gets an object (a script parsing it would get nothing): the event is logged, what it did to
     the credit is not known (`read_back` false), and the warning."""
     warning = f"{why} (the command succeeded: its event is logged)"
-    print(f"warning: {warning}", file=sys.stderr)
+    print(warning_line(warning), file=sys.stderr)
     if args is not None and getattr(args, "json", False):
         sys.stdout.write(json_text(logged_unread(args, warning)))
     return 0

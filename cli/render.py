@@ -12,6 +12,7 @@ import re
 import sys
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
+from contextvars import ContextVar
 
 from lesson_credit.core.base.numbers import counted as counted  # the commands' (the engine's words)
 from lesson_credit.core.base.numbers import fixed
@@ -74,11 +75,21 @@ def stderr_columns() -> int | None:
         return None
 
 
+# whether the command line being parsed asks for --json: its error and warning lines stay one line for a program
+JSON_WORDS: ContextVar[bool] = ContextVar("json_words", default=False)
+
+
 def error_line(line: str, json: bool = False) -> str:
     """An error's one line as stderr shows it: on a terminal (not for --json, which a program reads) broken at
     spaces to the terminal's width, its continuation lines indented two spaces, where the terminal cut a word in
     two at the edge; anywhere else (a pipe, a hook's log) the one line exactly, as a script reads it."""
     return wrap(line, None if json else stderr_columns())
+
+
+def warning_line(text: str) -> str:
+    """`warning: TEXT` as stderr shows it, as an error's line is (`error_line`): wrapped at spaces on a terminal
+    (its end fell off an 80-column one), one line with --json on the command line, in a pipe or a hook's log."""
+    return error_line(f"warning: {text}", JSON_WORDS.get())
 
 
 def stdout_is_terminal() -> bool:

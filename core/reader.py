@@ -164,7 +164,10 @@ class LogReader:
         cache_threshold: int | None = None,
         outcomes: dict[str, float] | None = None,
         rewards: RewardInputs = DEFAULT_INPUTS,
+        keeps: Callable[[], bool] | None = None,
     ) -> None:
+        """`keeps`: asked before a cache is read or kept, whether the caches' folder may be made now (the
+        workspace's: only once its state folder exists; None: always)."""
         self.outcomes = (
             outcomes  # string outcome -> reward (see lesson_credit.core.bandit.config), applied to every snapshot
         )
@@ -178,6 +181,7 @@ class LogReader:
         self._tail_problem: LogProblem | None = None
         self._partial = False  # the last line read had no newline yet
         self._use_cache = use_cache
+        self._keeps = keeps
         self._log_cache = log_cache(log, cache_dir) if use_cache else None
         # a read that parses at least this much rewrites the parsed-log cache (and a log this big
         # starts from it): bytes of the file, events of a database store
@@ -202,7 +206,7 @@ class LogReader:
     @property
     def caches(self) -> bool:
         """Whether derived caches (the parsed log, the lesson library) are kept on disk."""
-        return self._use_cache
+        return self._use_cache and (self._keeps is None or self._keeps())
 
     def refresh(self, settings: CreditSettings) -> bool:
         """Read what was appended to the log since the last read. True when anything changed.
@@ -317,7 +321,7 @@ class LogReader:
         if index.end == started_at or parsed < self.tail_threshold or index.end < self.cache_threshold:
             return None
         index.settle()
-        if self._log_cache is None:
+        if self._log_cache is None or not self.caches:
             return None
         self._report("caching", 0, 0)
         prepared: list[FoldData] = []
@@ -338,7 +342,7 @@ class LogReader:
     def content_key(self) -> str | None:
         """What identifies the log as read (its length and the digest of its bytes), for caches of
         things computed from it; None when derived caches are not kept (or the store is no file)."""
-        if not isinstance(self._log_cache, LogCache):
+        if not isinstance(self._log_cache, LogCache) or not self.caches:
             return None
         import xxhash
 
@@ -348,7 +352,7 @@ class LogReader:
     def keep_sums(self) -> None:
         """Save the per-block sums a fold computed since the parsed-log cache last held them (after a
         write: the next command then folds without recomputing the blocks the write changed)."""
-        if self._log_cache is not None:
+        if self._log_cache is not None and self.caches:
             self._log_cache.save_sums(self.index, self._prefix.vouch(self.index.end))
 
     def vouch_read(self) -> tuple[int, str] | None:

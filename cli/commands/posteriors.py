@@ -20,7 +20,17 @@ from lesson_credit.cli.common import (
     warn_problems,
     warning_lines,
 )
-from lesson_credit.cli.render import counted, fmt, listed, output_width, safe, stdout_is_terminal, table, wrap
+from lesson_credit.cli.render import (
+    counted,
+    fmt,
+    listed,
+    output_width,
+    safe,
+    stdout_is_terminal,
+    table,
+    warning_line,
+    wrap,
+)
 from lesson_credit.core.base.numbers import signed
 
 if TYPE_CHECKING:
@@ -123,7 +133,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     warn_problems(ws, args.json)
     note = _empty_library_note(ws)
     if note and not args.json:
-        print(f"warning: {safe(note)}", file=sys.stderr)
+        print(warning_line(safe(note)), file=sys.stderr)
     output = _status_output(result, args, ws)
     sys.stdout.write(output)
     if not (warning_lines(ws) or note or set_aside_mark() != mark):  # (main says what was set aside)

@@ -21,7 +21,7 @@ from lesson_credit.cli.common import (
     unit_float,
     warning_lines,
 )
-from lesson_credit.cli.render import counted, listed, output_width, safe, wrap
+from lesson_credit.cli.render import counted, listed, output_width, safe, warning_line, wrap
 from lesson_credit.core.analysis.joint import kind_of
 from lesson_credit.core.log.stores import is_local
 
@@ -126,10 +126,8 @@ def _select(args: argparse.Namespace) -> int:
         )
         logged, new_kind = False, ""
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        print(
-            f"warning: {safe(reason)}; selected from the last known posteriors (not logged, no dropout)",
-            file=sys.stderr,
-        )
+        why = f"{safe(reason)}; selected from the last known posteriors (not logged, no dropout)"
+        print(warning_line(why), file=sys.stderr)
     if new_kind is None:
         try:  # a note only: the selection is logged, so a store failing now must not report it as failed
             new_kind = _new_kind(selection.category, ws.session_categories())

@@ -15,7 +15,7 @@ from lesson_credit.cli.common import (
     print_json,
     print_warnings,
 )
-from lesson_credit.cli.render import counted, safe
+from lesson_credit.cli.render import counted, safe, warning_line
 
 if TYPE_CHECKING:
     from lesson_credit.core.log.eventstore import EventStore
@@ -58,9 +58,9 @@ def cmd_store_push(args: argparse.Namespace) -> int:
         return 0
     print_warnings(ws)
     for problem in report.problems[:5]:
-        print(f"warning: {source.name} {safe(problem)} (not pushed)", file=sys.stderr)
+        print(warning_line(f"{source.name} {safe(problem)} (not pushed)"), file=sys.stderr)
     if report.invalid > 5:
-        print(f"warning: {counted(report.invalid - 5, 'more invalid line')} (not pushed)", file=sys.stderr)
+        print(warning_line(f"{counted(report.invalid - 5, 'more invalid line')} (not pushed)"), file=sys.stderr)
     print(
         f"pushed {source.name} to {safe(store.name)}: {counted(report.added, 'event')} added, {report.present} already "
         f"there (or a second session event for an id), {counted(report.invalid, 'invalid line')} skipped"

@@ -104,6 +104,9 @@ class WorkspaceBase:
             cache_threshold=cache_threshold,
             outcomes=self.config.outcomes,
             rewards=RewardInputs(self.config.reward_priority),
+            # a folder of lessons alone (a checkout of a library, no state/) is read, not written: no state
+            # folder is made for caches; from the first write that makes it (a record) they are kept
+            keeps=self.state_dir.parent.is_dir,
         )
         # gptme-sessions' (docs/records.md); a rotated file linking outside the workspace read as journals are
         self.session_records = SessionRecords(self.root, self.config.records, allow_outside=allow_outside_journals)

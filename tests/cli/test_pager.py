@@ -84,8 +84,11 @@ def test_a_tall_answer_goes_through_the_pager_and_its_warning_is_said_after_it(t
     assert "l00.md" not in shown  # the terminal got the answer from the pager alone
     warning = piped.stderr.strip()
     assert warning.startswith("warning:") and warning.count("\n") == 0, piped.stderr
-    # the warning comes after the pager ended, where the person sees it, not above 33 lines
-    assert shown.index(f"{MARK} {tmp_path / 'paged.txt'}") < shown.index(warning), shown
+    # the warning comes after the pager ended, where the person sees it, not above 33 lines (wrapped at spaces to
+    # the terminal's 80 columns: its words in order from where it starts)
+    starts = shown.index(" ".join(warning.split()[:3]))
+    assert shown.index(f"{MARK} {tmp_path / 'paged.txt'}") < starts, shown
+    assert " ".join(warning.split()) in " ".join(shown[starts:].split()), shown
 
 
 def test_pager_variable_order_and_less_for_LESS(tmp_path: Path) -> None:
@@ -128,7 +131,11 @@ def test_a_pager_that_cannot_start_leaves_the_answer_printed_as_before(tmp_path:
     for pager in (str(tmp_path / "no-such-pager"), "'unclosed"):
         code, shown = _on_terminal("status", cwd=root, env={"LESSON_CREDIT_PAGER": pager})
         piped = _piped("status", cwd=root)
-        assert code == 0 and shown == piped.stderr + piped.stdout, (pager, shown)  # the warning first, as before
+        # the warning first, as before (wrapped at spaces to the terminal's 80 columns), then the answer
+        warning, answer = shown[: len(shown) - len(piped.stdout)], shown[len(shown) - len(piped.stdout) :]
+        assert code == 0 and answer == piped.stdout, (pager, shown)
+        assert " ".join(warning.split()) == " ".join(piped.stderr.split()), (pager, shown)
+        assert all(len(row) <= 80 for row in warning.splitlines()) and warning.count("\n") > 1, warning
 
 
 def test_a_pager_quit_early_ends_quietly_with_the_commands_exit_status(tmp_path: Path) -> None:

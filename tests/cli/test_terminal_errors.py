@@ -103,3 +103,35 @@ def test_through_a_pipe_an_error_stays_one_line_as_before(demo: Path) -> None:
         assert (done.returncode, done.stderr) == (1, AMBIGUOUS + "\n")
         done = run_process("status", "--sort", "nope", "-w", str(demo), cwd=demo, env=env)
         assert done.returncode == 2 and done.stderr.endswith("\n" + BAD_CHOICE + "\n"), done.stderr
+
+
+# a torn last line of the log (a crash mid-append): every command warns of it, a line of 115 characters
+TORN = (
+    "warning: sessions.jsonl line 398: truncated last line (crash mid-append?): not valid JSON: "
+    "Input data was truncated"
+)
+
+
+@pytest.fixture(scope="module")
+def torn(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo with its log's last line cut short (398 lines: 397 whole, then the torn one)."""
+    root = copy_demo(tmp_path_factory.mktemp("torn"))
+    log = root / "state" / "lesson-thompson" / "sessions.jsonl"
+    assert len(log.read_text(encoding="utf-8").splitlines()) == 397
+    with log.open("a", encoding="utf-8") as out:
+        out.write('{"type": "session", "session_id": "torn-one", "timest')
+    return root
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a pseudo-terminal")
+def test_a_warning_line_wraps_at_spaces_on_a_terminal(torn: Path) -> None:
+    """The warning's end fell off an 80-column terminal ("Input data was trunc" / "ated" on the next row)."""
+    code, shown = stderr_on_terminal("status", "-w", str(torn), cwd=torn)
+    assert code == 0
+    assert_wrapped(shown, TORN)
+
+
+def test_through_a_pipe_a_warning_stays_one_line(torn: Path) -> None:
+    for env in ({}, {"COLUMNS": str(COLUMNS)}):
+        done = run_process("status", "-w", str(torn), cwd=torn, env=env)
+        assert (done.returncode, done.stderr) == (0, TORN + "\n")

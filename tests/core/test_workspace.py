@@ -98,8 +98,11 @@ def test_record_pending_then_grade(basic_ws: Path) -> None:
 
 @pytest.fixture
 def logged_ws(basic_ws: Path) -> Path:
-    """basic_ws with one recorded session s1 (git + quote, reward 0.5)."""
+    """basic_ws with one recorded session s1 (git + quote, reward 0.5), and its caches as the next command's read
+    keeps them: the record made the state folder, after its own read of the library (a folder of lessons alone
+    gets no caches, tests/core/test_lessons_only_folder.py)."""
     ws_at(basic_ws).record("s1", basic_ws / "j.txt", [GIT, QUOTE], reward=0.5)
+    ws_at(basic_ws).lesson_table()
     return basic_ws
 
 

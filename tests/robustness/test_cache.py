@@ -171,6 +171,7 @@ def test_an_unreadable_lesson_path_leaves_the_lesson_cache_as_it_is(tmp_path: Pa
     if unreadable == "mode-000" and os.geteuid() == 0:
         pytest.skip("root reads a mode-000 file")
     root = make_ws(tmp_path / "ws")
+    (root / "state" / "lesson-thompson").mkdir(parents=True)  # (a folder of lessons alone keeps no caches)
     time.sleep(2.1)  # a.md no longer "changed just now" (by its ctime): else the first slow command after 2 s writes
     # the cache again to say so (CI, loaded, did)
     path = root / "lessons" / "bad.md"

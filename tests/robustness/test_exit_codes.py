@@ -107,6 +107,7 @@ def test_import_from_a_device_is_refused_not_read_forever(tmp_path: Path) -> Non
 @pytest.mark.parametrize("umask", [0o022, 0o002, 0o077])
 def test_derived_files_follow_the_umask(tmp_path: Path, umask: int) -> None:
     ws = make_ws(tmp_path)
+    (ws / "state" / "lesson-thompson").mkdir(parents=True)  # (a folder of lessons alone keeps no caches)
     (ws / "j.md").write_text("alpha")
     done = run_process(
         "record",

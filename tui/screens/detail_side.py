@@ -7,11 +7,15 @@ from textual import events
 from textual.containers import Vertical
 from textual.css.query import NoMatches
 from textual.dom import NoScreen
+from textual.widget import Widget
 from textual.widgets import DataTable
 
 from lesson_credit.tui.textual_private import after_shown, refresh_scrollbars
 from lesson_credit.tui.widgets.credit_panel import CreditPanel
 from lesson_credit.tui.widths import detail_heights
+
+PLOT_LEAST = 8  # the plot's least height (its stylesheet's min-height)
+PLOT_IN_VIEW = 10  # 80x24: the rows under "why this credit" that the plot takes in view (four rows of curves)
 
 
 class SidePane(Vertical):
@@ -19,6 +23,8 @@ class SidePane(Vertical):
     most rows (and below 100 columns the journal's height) once laid out; its screen calls it when the table's
     rows or the story change, and the pane when its own size does (a relayout between two measures left the box
     fitted to a pane a row shorter, or its bottom below the pane's and the grade bar's top)."""
+
+    _plot_sized = False  # the plot's height set for 80x24 (`_fit_short`)
 
     def on_resize(self, _event: events.Resize) -> None:
         after_shown(self, self.fit)
@@ -40,7 +46,11 @@ class SidePane(Vertical):
         screen, plot = self.screen, self.query_one("#credit-plot")
         if (narrow := screen.has_class("-narrow")) and screen.has_class("-short"):
             plot.styles.visibility = "visible"
+            self._fit_short(plot)
             return
+        if self._plot_sized:  # (from 80x24: the stylesheet's height again)
+            plot.styles.height = None
+            self._plot_sized = False
         body, table = screen.query_one("#detail-body"), self.query_one("#credits", DataTable)
         refresh_scrollbars(table)  # (a stale sideways scrollbar from a wider layout takes a row: from 99 to 100)
         box = self.query_one("#credit-box", CreditPanel)
@@ -54,6 +64,22 @@ class SidePane(Vertical):
             least = plot.styles.min_height
             whole = narrow or room >= (int(least.value) if least else 1)
             plot.styles.visibility = "visible" if whole else "hidden"
+
+    def _fit_short(self, plot: Widget) -> None:
+        """80x24: the plot whole in the rows under "why this credit" where they hold four rows of curves, else as
+        tall as the pane, below them where the pane scrolls (it was a row taller: its title, the lesson, always
+        out of view), their rows then the journal's: a first row or two of the plot under the box read as a flat
+        curve (a session of two lessons and no record)."""
+        pane = self.scrollable_content_region.height
+        table, box = self.query_one("#credits"), self.query_one("#credit-box")
+        if not pane or not table.outer_size.height:
+            return
+        left = pane - table.outer_size.height - box.outer_size.height
+        plot.styles.height = left if left >= PLOT_IN_VIEW else max(pane, PLOT_LEAST)
+        self._plot_sized = True
+        if 0 < left < PLOT_IN_VIEW:
+            journal = self.screen.query_one("#journal")
+            journal.styles.height = journal.outer_size.height + left
 
 
 def story_rows(box: CreditPanel) -> int:

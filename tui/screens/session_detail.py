@@ -77,7 +77,8 @@ class SessionDetailScreen(GradingKeys, DataScreen):
         "to grade. Writes are queued and applied in key order; each is confirmed by a message. The "
         "gptme-sessions record and every reward source's score show under the session's line; V opens the "
         "transcript, J drafts the judge's score as your grade (c commits it, a grade like any other: u undoes it), "
-        "H shows every grade of the session whole (the history line shows the latest, cut at the edge)."
+        "H shows every grade of the session whole (the history line shows the latest, cut at the edge). On a "
+        'small terminal the credit plot is below "why this credit": the mouse wheel over the credits scrolls to it.'
     )
 
     BINDINGS: ClassVar[list[BindingType]] = [
