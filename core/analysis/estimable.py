@@ -69,6 +69,7 @@ SEARCH_BLOCK = 8  # eigenpairs LOBPCG seeks at once beyond EXACT_MAX (twice as m
 SEARCH_ROUNDS = 32  # LOBPCG rounds, each checked, until the check passes
 SEARCH_ITERATIONS = 500
 SEARCH_TOL = 1e-9  # LOBPCG's residual norm (S A S's diagonal is 1)
+SEARCH_MISSING_MAX = 64  # null vectors the search may have to find: more (lessons beyond sessions) is unsettled
 EIGENVECTOR_RESIDUAL = 1e-5  # a Ritz vector deflated in the check: its residual at most this share of its eigenvalue
 LARGEST_STEPS = 30  # power steps for S A S's largest eigenvalue (`_largest`)
 SET_EXACT = 256  # columns up to which a set of linked ties gets its exact projector (`_linked_bases`)
@@ -282,6 +283,9 @@ def _checked_null_space(
     if settled:
         found = dense if more is None else _extended(dense, more[:, None])
     else:
+        # at least p - n null vectors (A's rank is at most the sessions'): a search for hundreds would take hours
+        if p - op.x.shape[0] - dense.shape[1] > SEARCH_MISSING_MAX:
+            return None
         found = _searched(apply, dense, lessons, top)
         if found is None:
             return None

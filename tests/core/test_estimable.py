@@ -413,3 +413,25 @@ def test_a_flat_lesson_beside_ties_beyond_the_neighbourhoods_is_no_reason_to_cal
     found = not_estimable(op, dense=False, hoods=neighbourhoods(op))
     assert None not in found.values()
     assert set(found) == want
+
+
+def test_far_more_lessons_than_sessions_beyond_the_exact_search_is_unsettled_without_searching(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """400 lessons over 120 sessions with the exact search off: at least 280 null vectors (the design's rank is at
+    most its 120 rows), more than the search can find in reasonable time (4,000 lessons over 2,500 sessions ran
+    for over 10 minutes). Unsettled at once: every lesson not estimable, no search run."""
+    monkeypatch.setattr(estimable, "EXACT_MAX", 0)
+
+    def searched(*args: object) -> None:
+        raise AssertionError("searched")
+
+    monkeypatch.setattr(estimable, "_searched", searched)
+    rng = np.random.default_rng(3)
+    x = np.zeros((N, 400))
+    for i in range(N):
+        x[i, rng.choice(400, 5, replace=False)] = 1.0
+    op = centred(sparse.csr_matrix(x), *design_of(x, np.zeros(N), rng.integers(0, 2, N)).indicators())
+    found = not_estimable(op, dense=False, hoods=neighbourhoods(op))
+    assert set(found) == set(range(400))  # each unsettled (None) or tied where its neighbourhood found how
+    assert any(v is None for v in found.values())
