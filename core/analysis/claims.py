@@ -28,7 +28,9 @@ session's keywords play no part (they are written after the outcome and can echo
   it, or the reverse - is compared only with the sessions before (after) that moment: a change of
   the baseline at the same moment would look exactly the same, and the per-block baselines cannot
   tell the two apart. It is not identified (`switched`); randomized dropout evidence, where there is
-  enough, still gives it a headline (`core.analysis.estimates`).
+  enough, still gives it a headline (`core.analysis.estimates`). Nor is one whose variation is nearly all such a
+  switch (a stray injection or two, a gap after it): what is left of its precision beside a step at the switch
+  is less than `switch_evidence.SHARE_MIN` of it (`switches.with_stray_evidence`).
 - **By category.** The same one-step estimate within each category with at least `one_step.MIN_CELL`
   sessions with and without the lesson (as in a half: in the baseline groups, time blocks and agents, where its
   injection varies within the category); `category_differs` when Cochran's Q over those categories
@@ -250,7 +252,7 @@ def fit_columns(design: Design, *, solver: str = "auto") -> Fitted:
     # leave-one-out lift is the step as much as anything, and the policy draws it from the prior
     whole = groups_without_blocks(design.category, design.agent, design.n_agents)
     block = block_codes(design.n, design.n_blocks) if design.n_blocks > 1 else None
-    switch = timed_switches(op.x, op.group, block, whole, (design.category, design.agent))
+    switch = timed_switches(op.x, op.group, block, whole, (design.category, design.agent), op.z)
     timed = ~few & (switch.timed | _holds_timed(design, columns))
     identified &= ~timed
     scope = _switch_scopes(design, op, timed, whole, switch)

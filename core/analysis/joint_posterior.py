@@ -52,7 +52,7 @@ The cache of the fit: `core.analysis.joint_posterior_cache`.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -76,11 +76,13 @@ from lesson_credit.core.analysis.joint import (
     sums,
 )
 from lesson_credit.core.analysis.joint_ops import baseline_inverse
+from lesson_credit.core.analysis.switch_evidence import evidence
 from lesson_credit.core.analysis.switches import groups_without_blocks, timed_switches, with_groups
 from lesson_credit.core.log.snapshot import FoldData
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
+STRAY_CHUNK = 4096  # a time block's injections read at a time to tell which lessons are nearly one switch (`time_only`)
 
 POLICY_TAU_MIN = 0.15  # prior sd floor of a coefficient when selecting (see the module docstring)
 
@@ -433,7 +435,7 @@ def time_only(stream: Stream) -> npt.NDArray[np.bool_]:
     none = np.zeros(s.n_arms, dtype=bool)
     if s.n == 0 or s.n_arms == 0:
         return none
-    _, group = s.indicators()
+    z, group = s.indicators()
     n_groups = int(group.max()) + 1
     order = np.argsort(group, kind="stable")
     start = np.concatenate([[0], np.cumsum(np.bincount(group, minlength=n_groups))[:-1]])
@@ -449,7 +451,11 @@ def time_only(stream: Stream) -> npt.NDArray[np.bool_]:
         np.maximum.at(last, cell, place[lo + row])
     run = (count == 0) | (last - first + 1 == count)
     candidate = run.reshape(s.n_arms, n_groups).all(axis=1) & (count.reshape(s.n_arms, n_groups).sum(axis=1) > 0)
-    arms = np.flatnonzero(candidate)
+    block = block_codes(s.n, s.n_blocks) if s.n_blocks > 1 else None
+    # and those nearly one switch per block within the groups (a stray injection before it, a gap after it: told a
+    # block at a time), which `switches.with_stray_evidence` then tells in the fit
+    per_group = count.reshape(s.n_arms, n_groups)
+    arms = np.flatnonzero(candidate | evidence(_block_entries(stream, group, block, per_group), s.n_arms).by_time())
     if not len(arms):
         return none
     column = np.full(s.n_arms, -1, dtype=np.int64)
@@ -462,7 +468,41 @@ def time_only(stream: Stream) -> npt.NDArray[np.bool_]:
         cols.append(column[arm[keep]])
     r, c = np.concatenate(rows), np.concatenate(cols)
     x = sparse.csr_matrix((np.ones(len(r)), (r, c)), shape=(s.n, len(arms)))
-    block = block_codes(s.n, s.n_blocks) if s.n_blocks > 1 else None
     out, whole = none.copy(), groups_without_blocks(s.category, s.agent, s.n_agents)
-    out[arms] = timed_switches(x, group, block, whole, (s.category, s.agent)).timed
+    out[arms] = timed_switches(x, group, block, whole, (s.category, s.agent), z).timed
     return with_groups(out, lambda: (stream.entries(lo, hi)[:2] for lo, hi in stream.spans()))
+
+
+def _block_entries(
+    stream: Stream, group: IntArray, block: IntArray | None, count: IntArray
+) -> Iterator[tuple[int, IntArray, IntArray, IntArray]]:
+    """The stream's injections a time block at a time (`switches.block_entries`' form: the block's first position,
+    its sessions' groups, its (session within the block, arm) pairs, each once), each block's arms split into sets
+    of at most about `STRAY_CHUNK` injections there (`count`: arms x baseline groups), read once per set: what is
+    held is bounded by that, not by the log's injections."""
+    n = stream.sessions.n
+    time = np.zeros(n, dtype=np.int64) if block is None else block
+    starts = np.concatenate([[0], np.flatnonzero(np.diff(time)) + 1]).tolist()
+    ends = [*starts[1:], n]
+    first = np.zeros(count.shape[1], dtype=np.int64)
+    first[group[::-1]] = np.arange(n)[::-1]  # a session of each group
+    per_block = np.zeros((count.shape[0], len(starts)), dtype=np.int64)
+    np.add.at(per_block.T, time[first], count.T)
+    spans = stream.spans()
+    for b, (lo_b, hi_b) in enumerate(zip(starts, ends, strict=True)):
+        codes = np.unique(group[lo_b:hi_b], return_inverse=True)[1].astype(np.int64)
+        active = np.flatnonzero(per_block[:, b])
+        total = np.cumsum(per_block[active, b])
+        for part in np.split(active, np.flatnonzero(np.diff(total // STRAY_CHUNK)) + 1):
+            chosen = np.zeros(count.shape[0], dtype=bool)
+            chosen[part] = True
+            held = [np.zeros((0, 2), dtype=np.int64)]
+            for lo, hi in spans:
+                if hi <= lo_b or lo >= hi_b:
+                    continue
+                row, arm, _ = stream.entries(lo, hi)
+                at = np.asarray(row, dtype=np.int64) + lo
+                keep = (at >= lo_b) & (at < hi_b) & chosen[arm]
+                held.append(np.stack([at[keep] - lo_b, arm[keep].astype(np.int64)], axis=1))
+            pairs = np.unique(np.concatenate(held), axis=0)
+            yield lo_b, codes, pairs[:, 0], pairs[:, 1]

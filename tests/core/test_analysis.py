@@ -316,15 +316,17 @@ def test_category_controlled_lift_weights_by_cmh(tmp_path: Path) -> None:
     # easy: with A 0.85 0.95 0.85 0.95 (mean 0.9, n 4); without 0.75 0.85 x3 (mean 0.8, n 6): d = 0.1
     # hard: with A 0.4 0.6 (mean 0.5, n 2); without 0.1 0.3 x4 (mean 0.2, n 8): d = 0.3
     # weights n_w*n_o/(n_w+n_o): easy 24/10 = 2.4, hard 16/10 = 1.6 -> (2.4*0.1 + 1.6*0.3)/4 = 0.18
-    events = []
-    for i, r in enumerate([0.85, 0.95, 0.85, 0.95]):
-        events.append(session(f"ew{i}", r, {A: 0.5}, category="easy"))
-    for i, r in enumerate([0.75, 0.85] * 3):
-        events.append(session(f"eo{i}", r, {B: 0.5}, category="easy"))
-    for i, r in enumerate([0.4, 0.6]):
-        events.append(session(f"hw{i}", r, {A: 0.5}, category="hard"))
-    for i, r in enumerate([0.1, 0.3] * 4):
-        events.append(session(f"ho{i}", r, {B: 0.5}, category="hard"))
+    # (in log order the sessions with A and without take turns in each category: all of A's first in each would be
+    # two switches off, at sessions 4 and 12, and one step in the baseline at 4 takes 60% of A's spread: identified
+    # only by time, no lift)
+    with_a = [("ew", r, "easy") for r in [0.85, 0.95, 0.85, 0.95]] + [("hw", r, "hard") for r in [0.4, 0.6]]
+    without = [("eo", r, "easy") for r in [0.75, 0.85] * 3] + [("ho", r, "hard") for r in [0.1, 0.3] * 4]
+    order = [without[:3], with_a[:2], without[3:4], with_a[2:4], without[4:6], with_a[4:5], without[6:10]]
+    order += [with_a[5:], without[10:]]
+    events = [
+        session(f"{kind}{i}", r, {A if kind.endswith("w") else B: 0.5}, category=category)
+        for i, (kind, r, category) in enumerate(item for part in order for item in part)
+    ]
     root = make_workspace(tmp_path, lessons=LESSONS, events=events)
     a = by_path(Workspace(root, clock=fixed_clock).loo(min_without=10, write=False))[A]
     assert a.delta_category == pytest.approx(0.18)

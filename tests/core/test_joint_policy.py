@@ -58,7 +58,10 @@ def tiny_workspace(tmp_path: Path, config: str | None = None, name: str = "ws") 
     return make_workspace(tmp_path, LESSONS, events, config=config, name=name)
 
 
-def test_posterior_is_the_closed_form_ridge_solution(tmp_path: Path) -> None:
+def test_posterior_is_the_closed_form_ridge_solution(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the fit itself: in this log a.md's two easy sessions come first (a step in the baseline at s2 takes half of
+    # its spread), so it is identified only by time and drawn from the prior (`jp.time_only`); held off here
+    monkeypatch.setattr(jp, "time_only", lambda stream: np.zeros(stream.sessions.n_arms, dtype=bool))
     ws = Workspace(tiny_workspace(tmp_path), clock=fixed_clock, use_cache=False)
     floor = ws.settings.floor
     post = ws.joint_posterior()

@@ -233,7 +233,9 @@ def test_report_regret_json_and_text() -> None:
 def test_tempered_draws_cut_the_joint_policys_regret_on_binary_rewards() -> None:
     # 0/1 rewards: noise sd about 0.5 against effects of 0.25 x relevance. The joint policy draws with
     # its posterior sd times 0.7 (POLICY_TEMPER); untempered (1.0) it explores more than pays here.
-    # Seeds 0-3 of a small world (60 lessons x 800 sessions, k 6), summed: 100.0 against 109.9 when run.
+    # Seeds 0-3 of a small world (60 lessons x 800 sessions, k 6), summed: 100.6 against 104.3 when run (100.0
+    # against 109.9 before a lesson nearly one switch was drawn from the prior too: a lesson the untempered policy
+    # dropped and still tried now and then is explored again, which cost it less than its wide draws did)
     sc = SCENARIOS["binary-rewards"].with_(n_lessons=60, n_sessions=800, k=6, effect_size=0.25)
     assert sc.joint_temper == 0.7
     tempered = untempered = 0.0
@@ -241,7 +243,7 @@ def test_tempered_draws_cut_the_joint_policys_regret_on_binary_rewards() -> None
         world = make_world(sc, seed)
         tempered += run_policy(world, sc, "joint", seed).cumulative_regret
         untempered += run_policy(world, sc.with_(joint_temper=1.0), "joint", seed).cumulative_regret
-    assert tempered < 0.95 * untempered
+    assert tempered < 0.98 * untempered
 
 
 @pytest.mark.long
