@@ -206,12 +206,12 @@ def count_members(pieces: Iterable[bytes | memoryview], limit: int) -> int:
     cannot be told: bytes that are not JSON as far as they were read (`json_so_far`), or close more than they open.
     A key given twice counts twice (a decode keeps its last value)."""
     scan = _Members(limit)
-    read: list[bytes | memoryview] = []
+    read = bytearray()  # (for `json_so_far`: held once)
     for piece in pieces:
         scan.read(piece)
-        read.append(piece)
+        read += piece
         if scan.told is not None:
-            return scan.arms if scan.told and json_so_far(b"".join(read)) else -1
+            return scan.arms if scan.told and json_so_far(read) else -1
     return scan.arms
 
 
