@@ -47,11 +47,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from lesson_credit.core.analysis.draws import common_direction
 from lesson_credit.core.analysis.estimable import (
     Ties,
-    common_direction,
     confounded_reason,
-    estimability,
+    draws,
     unsettled_reason,
 )
 from lesson_credit.core.analysis.joint import DENSE_MAX, TAU_MIN, Design, block_codes
@@ -201,8 +201,8 @@ class Fitted:
     switch: Switches | None = None  # where each column switches (`switches`), for the timed ones' reasons
     switch_category: dict[int, str] = field(default_factory=dict)  # the sessions a timed column switches among, named
     confounded: Ties = field(default_factory=dict)  # per column no fit can estimate: its ties (None: unsettled)
-    relative: bool = False  # the prior more than the data sets the lessons' mean (`_prior_holds_mean`)
-    pinned: npt.NDArray[np.bool_] | None = None  # the columns whose mean the pin holds (`_common_prior`)
+    relative: bool = False  # the prior more than the data sets some draw's mean (`_prior_holds_mean`)
+    pinned: npt.NDArray[np.bool_] | None = None  # the columns of the draws whose mean their pin holds (`_common_prior`)
 
 
 def fit_columns(design: Design, *, solver: str = "auto") -> Fitted:
@@ -224,7 +224,7 @@ def fit_columns(design: Design, *, solver: str = "auto") -> Fitted:
     few = (counts < MIN_SESSIONS) | (design.n - counts < MIN_SESSIONS)
     sizes = np.array([len(members) for members in columns], dtype=np.float64)  # (a group's column: its members')
     # (a column no fit can estimate: its marginal sd may still look cut, a prior shares it out)
-    confounded, drawn = estimability(op, dense, hoods, sizes)
+    confounded, labels = draws(op, dense, hoods, sizes)
     tied = np.isin(np.arange(len(columns)), list(confounded))
     identified = ~few & (np.sqrt(var0) / prior_sd <= SD_RATIO_MAX) & ~tied
     weak = lam0 / WEAK_PRIOR**2
@@ -232,14 +232,18 @@ def fit_columns(design: Design, *, solver: str = "auto") -> Fitted:
     # not rest on a correlated one held near 0 by its prior (a lesson switched inside a block, the data barely moving
     # it, took a correlated lesson's estimate with it: its interval excluded 0 in 45% of such worlds)
     free = ~few & ~tied
-    # the lessons whose mean the pin holds: the draw the null space names (`estimable.Draw`), else every lesson not
-    # tied, those of too few sessions too (each counts in how many a session injects; the full prior holds it, so
-    # its sessions show the others' mean no better than a lesson's sum does: leaving them out, the sessions they
-    # took a place in looked like data on the rest's mean, and the line was not said)
-    pinned = drawn if drawn.any() else ~tied
-    common = _common_prior(op, pinned * sizes, lam0 - weak, free)
+    # the lessons whose mean a pin holds: each draw the null space names (`draws.Draw`), its own, else every
+    # lesson not tied, those of too few sessions too (each counts in how many a session injects; the full prior holds
+    # it, so its sessions show the others' mean no better than a lesson's sum does: leaving them out, the sessions
+    # they took a place in looked like data on the rest's mean, and the line was not said)
+    sets = [labels == k for k in range(int(labels.max()) + 1)] if (labels >= 0).any() else [~tied]
+    common = [_common_prior(op, chosen * sizes, lam0 - weak, free) for chosen in sets]
     prior = np.where(free, weak, lam0)
     fit = fit_robust(op, y, prior, dense=dense, hoods=hoods, common=common)
+    holds = [_prior_holds_mean(op, pin, prior) for pin in common]
+    pinned = np.zeros(len(columns), dtype=bool)
+    for chosen, held in zip(sets, holds, strict=True):
+        pinned |= chosen & held
     # with the robust variance in place of the model's, the data must still cut the prior sd as much
     # (a lesson whose few sessions are far noisier than the rest is not identified by them)
     var = np.maximum(fit.var, fit.model_var)
@@ -274,7 +278,7 @@ def fit_columns(design: Design, *, solver: str = "auto") -> Fitted:
         switch,
         scope,
         confounded,
-        _prior_holds_mean(op, common, prior),
+        any(holds),
         pinned,
     )
 
@@ -370,7 +374,7 @@ def claims_of(
                     together=together,
                     estimable=not said,
                     tied=tied,
-                    against_average=relative,
+                    against_average=relative and not said,  # (a tie's row: no estimate, against nothing)
                 )
             )
             continue
@@ -447,12 +451,12 @@ def switched(op: Centred, block: IntArray | None = None) -> npt.NDArray[np.bool_
 def _common_prior(
     op: Centred, sizes: FloatArray, strength: float, free: npt.NDArray[np.bool_]
 ) -> tuple[FloatArray, float]:
-    """The lessons' mean over the columns with `sizes` > 0 (each column's lessons: a group's column counts its
-    members, `estimable.common_direction`): when the data barely see it (every session injects as many lessons,
-    so only their differences show), it keeps the full prior instead of the weak one: the rank-one penalty (u, c)
-    with u that direction, c = strength as far as the data see u'A u less than COMMON_SEEN times the mean A_jj of
-    its `free` columns (of all its columns when none is: a long tail of lessons of 1-4 sessions must not make a
-    typical column's information look small)."""
+    """The lessons' mean over the columns with `sizes` > 0 (one draw's: `fit_columns` pins each draw's on its own;
+    each column's lessons: a group's column counts its members, `draws.common_direction`): when the data barely
+    see it (every session injects as many lessons, so only their differences show), it keeps the full prior instead
+    of the weak one: the rank-one penalty (u, c) with u that direction, c = strength as far as the data see u'A u
+    less than COMMON_SEEN times the mean A_jj of its `free` columns (of all its columns when none is: a long tail
+    of lessons of 1-4 sessions must not make a typical column's information look small)."""
     chosen = sizes > 0
     if not chosen.any():
         return np.zeros(len(sizes)), 0.0

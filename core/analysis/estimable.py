@@ -36,7 +36,7 @@ together: its nonzero entries.
 
 Every session injecting as many lessons (a bandit drawing k) makes the lessons' sum constant: that direction is no
 tie, the fit pins the lessons' mean with its prior and estimates them against it (`Draw`); so is a set of lessons of
-which every session injects as many, beside lessons outside it.
+which every session injects as many (at least one), beside lessons outside it, each such set its own draw.
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from lesson_credit.core.analysis.draws import NULL_SHARE, Draw, common_direction
 from lesson_credit.core.analysis.neighbourhoods import SOLVE_CHUNK
 from lesson_credit.core.base.memory import scipy_linalg
 from lesson_credit.core.base.numbers import listed
@@ -60,7 +61,6 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
 NULL_EIGENVALUE = 1e-10  # an eigenvalue at most this share of the largest is zero (rounding of an exact dependency)
-NULL_SHARE = 1e-6  # a column takes part in a dependency when its share of a null vector is above this
 CHECK_TOL = 1e-8  # the probe's relative residual: a missed null vector escapes it with probability ~ this sqrt(p)
 CHECK_MAX = 400  # conjugate-gradient steps of one probe (a well-posed probe takes tens)
 CHECK_STALL = 25  # a probe whose residual has not halved over this many steps has stalled: it fails
@@ -74,17 +74,9 @@ EIGENVECTOR_RESIDUAL = 1e-5  # a Ritz vector deflated in the check: its residual
 LARGEST_STEPS = 30  # power steps for S A S's largest eigenvalue (`_largest`)
 SET_EXACT = 256  # columns up to which a set of linked ties gets its exact projector (`_linked_bases`)
 DEFLATE_BUDGET = 1 << 23  # entries of the null-space basis (p x dimension) the check may hold
-DRAW_MIN = 3  # columns of a draw beside lessons outside it (two: one difference, said as their tie)
 SEED = 20261207  # the probe's and the search's start: the same log gives the same answer
 
 Ties = dict[int, tuple[int, ...] | None]
-
-
-def common_direction(sizes: FloatArray) -> FloatArray:
-    """The lessons' common direction among columns of `sizes` lessons each (a group's column holds each member's
-    share, 1 / its size: a session's count of lessons is sum_j size_j x_j), normalised."""
-    out: FloatArray = sizes / float(np.linalg.norm(sizes))
-    return out
 
 
 def not_estimable(op: Centred, dense: bool, hoods: Neighbourhoods | None, sizes: FloatArray | None = None) -> Ties:
@@ -97,20 +89,28 @@ def not_estimable(op: Centred, dense: bool, hoods: Neighbourhoods | None, sizes:
 def estimability(
     op: Centred, dense: bool, hoods: Neighbourhoods | None, sizes: FloatArray | None = None
 ) -> tuple[Ties, npt.NDArray[np.bool_]]:
-    """`not_estimable`'s ties, and the columns of the draw the null space holds (`Draw`: the lessons estimated
-    against their average; all False when none)."""
+    """`not_estimable`'s ties, and the columns of the draws the null space holds (`Draw`: the lessons estimated
+    against their draw's average; all False when none)."""
+    ties, labels = draws(op, dense, hoods, sizes)
+    return ties, labels >= 0
+
+
+def draws(
+    op: Centred, dense: bool, hoods: Neighbourhoods | None, sizes: FloatArray | None = None
+) -> tuple[Ties, IntArray]:
+    """`not_estimable`'s ties, and per column the draw it is in (0, 1, ...: `Draw.labels`; -1: none)."""
     if op.p == 0:
-        return {}, np.zeros(0, dtype=bool)
+        return {}, np.zeros(0, dtype=np.int64)
     weights = np.ones(op.p) if sizes is None else np.asarray(sizes, dtype=np.float64)
     draw = Draw(op, weights)
     common = common_direction(weights)
     if dense or hoods is None:
-        return _from_null_space(draw.ties(_null_space(op.gram_dense()))), draw.drawn
+        return _from_null_space(draw.ties(_null_space(op.gram_dense()))), draw.labels
     local, vectors = _neighbourhood_ties(hoods)
     parts = _checked_null_space(op, vectors, common, draw)
     if parts is None:
         unsettled: Ties = dict.fromkeys(range(op.p))
-        return unsettled | local, draw.drawn
+        return unsettled | local, draw.labels
     out: Ties = {}
     for columns, basis in parts:  # disjoint sets of columns: each one's ties are among its own
         if basis is None:  # a set too big for its projector (`SET_EXACT`): each tied to the others, in a chain
@@ -119,71 +119,7 @@ def estimability(
             continue
         for j, tied in _from_null_space(basis).items():
             out[int(columns[j])] = tuple(columns[list(tied or ())].tolist())
-    return out, draw.drawn
-
-
-class Draw:
-    """Which null direction is no tie but a draw: the lessons of a set whose size-weighted sum is in the null space
-    (only their differences show) are estimated against their average, the fit pinning that average with its prior
-    (core/analysis/claims.py `_common_prior`), when the set is every lesson (how many a session injects is the same
-    within each baseline group), or when every graded session injects the same number of its lessons, at least one
-    (a bandit drawing k of them, beside lessons outside the draw: those stay estimable on their own, e_j orthogonal
-    to the set's sum). A set whose sum follows a baseline instead (one of 30 lessons in each session of one
-    category, none elsewhere) is a tie: its mean is that category's baseline; so is a pair drawn one at a time
-    beside other lessons (A or B in every session): the log shows their one difference, which the tie's reason
-    says (each names the other), where against their average it would be half that difference twice, as two
-    effects. The set read is the columns the null space touches (no estimable column is in a null vector):
-    `drawn` after `ties`."""
-
-    def __init__(self, op: Centred, sizes: FloatArray) -> None:
-        self.op, self.sizes = op, sizes
-        self.drawn = np.zeros(op.p, dtype=bool)
-
-    def ties(self, null: FloatArray, where: IntArray | None = None) -> FloatArray:
-        """The null space's vectors (on the columns `where`, all when None) as ties: the draw's direction, when it is
-        in their span, taken out (`_without_common`) and its columns kept in `drawn`."""
-        if null.shape[1] == 0:
-            return null
-        at = np.arange(self.op.p) if where is None else where
-        sizes = self.sizes[at]
-        share = np.sqrt(np.sum(null * null, axis=1))
-        touched = share > NULL_SHARE * max(float(share.max()), 1.0)
-        for chosen in (np.ones(len(at), dtype=bool), touched):
-            u = common_direction(sizes * chosen)
-            along = null.T @ u
-            if float(np.sqrt(along @ along)) >= 1.0 - NULL_SHARE and self._is_draw(at[chosen], len(at) == self.op.p):
-                self.drawn[at[chosen]] = True
-                return _without_common(null, u, along, chosen)
-        return null
-
-    def _is_draw(self, columns: IntArray, whole: bool) -> bool:
-        if whole and len(columns) == self.op.p:  # every lesson: a count constant within each baseline group
-            return True
-        if len(columns) < DRAW_MIN:  # a pair's one contrast is its tie, which names the other lesson
-            return False
-        weights = np.zeros(self.op.p)
-        weights[columns] = self.sizes[columns]
-        count = np.asarray(self.op.x @ weights).ravel()  # lessons of the set each session injects
-        return bool(count.min() >= 1.0 - NULL_SHARE and count.max() - count.min() <= NULL_SHARE * count.max())
-
-
-def _without_common(null: FloatArray, u: FloatArray, along: FloatArray, chosen: npt.NDArray[np.bool_]) -> FloatArray:
-    """The null space's vectors as ties between columns, the draw's direction u (in their span: `along` = null' u,
-    `chosen` its columns) taken out: its lessons are estimated against their mean, and that direction is no tie.
-    What else is null (a tie of a few lessons beside it) is kept, each vector with u added so that the draw's
-    columns it does not tie are 0: made orthogonal to u, a tie moves every column of the draw it leaves out by one
-    same amount (the mean's share of each), the value most of the draw's columns take."""
-    rest = null - np.outer(u, along)  # each basis vector with its part along u taken out
-    q, r = np.linalg.qr(rest)
-    ties = q[:, np.abs(np.diag(r)) > NULL_SHARE]
-    out = np.zeros_like(ties)
-    for k in range(ties.shape[1]):
-        w = ties[:, k]
-        ratio = w[chosen] / u[chosen]  # (u > 0 on the draw)
-        scale = float(np.max(np.abs(ratio)))
-        values, counts = np.unique(np.round(ratio / max(scale, 1e-300), 9), return_counts=True)
-        out[:, k] = w - values[int(np.argmax(counts))] * scale * u  # (the draw's columns left out: 0)
-    return out
+    return out, draw.labels
 
 
 def _null_space(a: FloatArray) -> FloatArray:

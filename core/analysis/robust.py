@@ -26,6 +26,7 @@ sessions is itself uncertain.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -74,18 +75,19 @@ def fit_robust(
     *,
     dense: bool,
     hoods: Neighbourhoods | None = None,
-    common: tuple[FloatArray, float] | None = None,
+    common: Sequence[tuple[FloatArray, float]] = (),
 ) -> RobustFit:
-    """The fit of centred rewards `y` with the diagonal `penalty` plus, with `common` = (u, c), the
-    rank-one penalty c u u' (a prior on the mean of the columns u spans; see `claims`)."""
+    """The fit of centred rewards `y` with the diagonal `penalty` plus, per (u, c) of `common`, the
+    rank-one penalty c u u' (a prior on the mean of the columns u spans, one per draw; see `claims`)."""
     b = np.asarray(op.xt @ y, dtype=np.float64)
     diag = op.gram_diag()
     n_eff = op.n - op.rank
-    u, c = common if common is not None else (np.zeros(op.p), 0.0)
+    us = np.column_stack([u for u, _ in common]) if common else np.zeros((op.p, 0))
+    cs = np.array([c for _, c in common], dtype=np.float64)
     if dense:
         linalg = scipy_linalg("the robust fit")
 
-        a = op.gram_dense() + np.diag(penalty) + c * np.outer(u, u)
+        a = op.gram_dense() + np.diag(penalty) + (us * cs) @ us.T
         m = linalg.cho_solve(linalg.cho_factor(a, check_finite=False), np.eye(op.p), check_finite=False)
         m = (m + m.T) / 2.0
         coef = m @ b
@@ -96,9 +98,9 @@ def fit_robust(
     else:
         hoods = hoods if hoods is not None else neighbourhoods(op)
         coef, _ = conjugate_gradients(
-            lambda v: op.gram_apply(v) + penalty * v + c * float(u @ v) * u, b, hoods.preconditioner(penalty)
+            lambda v: op.gram_apply(v) + penalty * v + us @ (cs * (us.T @ v)), b, hoods.preconditioner(penalty)
         )
-        inv_diag = hoods.inverse_diagonal(penalty)  # the rank-one term left out: a slight overestimate
+        inv_diag = hoods.inverse_diagonal(penalty)  # the rank-one terms left out: a slight overestimate
         r = y - op.apply(coef)
         h = _leverage_diagonal(op, inv_diag)
         trace = float(np.sum(diag * inv_diag))
