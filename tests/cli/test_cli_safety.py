@@ -47,7 +47,9 @@ def evil(tmp_path: Path) -> Path:
     # The saliences are what `record` computes: 3 of the evil lesson's 4 keywords, `start` for the plain one.
     evil_session = session(EVIL_SESSION, 0.8, {EVIL_LESSON: 0.75, PLAIN_LESSON: 1.0}, category=f"cat{RED}")
     evil_session.update(journal_path="j.txt", timestamp="2026-03-05T16:30:00Z")
-    # a pending session and a ghost arm, so that lint names the evil ids
+    # a pending session and a ghost arm, so that lint names the evil ids (the log's folder made here: a read of a
+    # folder of lessons alone writes nothing into it)
+    (root / LOG_REL).parent.mkdir(parents=True, exist_ok=True)
     with (root / LOG_REL).open("a", encoding="utf-8") as handle:
         handle.write(json.dumps(evil_session) + "\n")
         handle.write(json.dumps(session(f"pending-{RED}", None, {f"gone/{RED}{MARKUP}.md": 0.5})) + "\n")
