@@ -33,8 +33,9 @@ BoolArray = npt.NDArray[np.bool_]
 # group is no one's neighbour (beyond 600 lessons: the others' sds); 6: beyond 4,096 lessons, a lesson's
 # neighbours are among those injected in a session with it only (their sds); 7: beyond 600 lessons, neighbours
 # tied in correlation chosen by their sessions, not by the order lessons first appear in the log (the sds); 8: a
-# lesson on in every session of some time blocks and in none of the others, which the baselines take all of, at 0
-EFFECTS_VERSION = 8
+# lesson on in every session of some time blocks and in none of the others, which the baselines take all of, at 0;
+# 9: a lesson the session's selection did not choose is read as included during the session (core/log/unchosen.py)
+EFFECTS_VERSION = 9
 
 
 def timed_arms(design: Design) -> BoolArray:

@@ -68,6 +68,7 @@ class Writing(GptmeFiles):
 
         if (problem := self.library().config_problem()) is not None:  # nothing drawn from half a library
             raise WorkspaceError(f"{problem}; not selecting from an incomplete library (fix gptme.toml)")
+        category = category or None  # an empty one (a hook's unset variable) is none, as `select --category ""`
         commands.check_category(category)  # (as given: one line)
         if category is None and self.config.categories:
             category = category_of(context, self.config.categories)
@@ -144,6 +145,7 @@ class Writing(GptmeFiles):
         selection chose get `"included": "before"`."""
         if outcome is not None:
             reward = self.outcome_reward(outcome, pending_ok=True)
+        category = category or None  # an empty one is none, as `record --category ""` takes it
         grading.check_grader(grader)
         new = commands.recording(
             session_id,
@@ -175,6 +177,9 @@ class Writing(GptmeFiles):
                 )
             if gone := self._gone(new.left_out(selected)):
                 self.warnings.append(_gone_warning(session_id, gone))
+            candidates = () if selection is None else (*selection.candidates, *selection.propensity)
+            if passed := new.passed_over(candidates, selected):
+                self.warnings.append(_passed_over_warning(session_id, passed))
             event = new.event(settings, propensity, timestamp or iso(self.clock()), selected)
             self.warnings.extend(self._append(event, locked=held))
         if not new.journal.strip():  # logged as given; most likely the wrong file, or one not yet written
@@ -403,4 +408,15 @@ def _gone_warning(session_id: str, gone: Sequence[str]) -> str:
         f"has and this record does not name (renamed since `select`?): the effect estimates weigh {them} in this "
         "session neither as injected nor as not, and a lesson renamed is another lesson (its new name gets no "
         "propensity)"
+    )
+
+
+def _passed_over_warning(session_id: str, passed: Sequence[str]) -> str:
+    """What `record` says of lessons it names that its session's selection had as candidates and did not choose, not
+    given with --during (core/log/unchosen.py): logged as given, read as included during the session."""
+    them = "it" if len(passed) == 1 else "them"
+    return (
+        f"session {session_id!r}: its selection passed over {listed([repr(i) for i in passed], 3)}; logged, and read "
+        f"as included during the session, as --during marks it (the effect estimates do not count {them} as "
+        "injected): pass a lesson pulled in mid-session with --during"
     )

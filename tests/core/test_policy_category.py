@@ -364,3 +364,16 @@ def test_a_record_without_a_category_takes_the_one_its_session_was_selected_for(
         "migrations",
         None,
     ]
+
+
+def test_an_empty_category_is_none_in_the_python_api_as_on_the_command_line(tmp_path: Path) -> None:
+    """`Workspace.select(category="")` (a caller passing a hook's unset variable) reads the kind from [categories]
+    as `select --category ""` does, and logs that kind, not `""` (before: "" was a kind of its own, the map skipped);
+    `record(category="")` takes the selection's kind likewise."""
+    ws = workspace(tmp_path)
+    selection = ws.select("bump the alembic revision", k=1, seed=3, session_id="e1", policy="seed", category="")
+    assert selection.category == "migrations"  # [categories]: migrations = ["alembic", ...]
+    (root := tmp_path / "ws" / "j.md").write_text("schema", encoding="utf-8")
+    ws.record("e1", root, list(selection.selected), reward=0.5, category="")
+    logged = [json.loads(line) for line in (tmp_path / "ws" / LOG_REL).read_text(encoding="utf-8").splitlines()]
+    assert [e["category"] for e in logged if e.get("session_id") == "e1"] == ["migrations", "migrations"]
