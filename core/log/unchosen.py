@@ -67,35 +67,41 @@ def with_passed_over(index: LogIndex, data: FoldData) -> FoldData:
 
 def passed_over(index: LogIndex, n_sessions: int) -> dict[int, frozenset[int]]:
     """Row -> the arms its latest selection before its record had as candidates and did not choose, for each of the
-    first `n_sessions` rows that has one (a selection logged after the record did not choose what the record shows)."""
+    first `n_sessions` rows that has one (a selection logged after the record did not choose what the record shows).
+    One pass: the selections' rows are found at once (the log's id index), and only each session's latest selection
+    before its record is read for its lessons."""
     key = (len(index.selections), n_sessions, index.lookup.stored)
     known = _last
     if known is not None and known[0]() is index and known[1] == key:
         return known[2]
-    lines = index.session_lines.view()[:n_sessions]
-    named: list[tuple[int, str, frozenset[int]]] = []  # (line, session id, arms passed over) of each selection
-    arm_of: dict[str, int | None] = {}  # found by the arm they name, in whichever Unicode form the selection spelled
+    by_id: dict[str, list[tuple[int, SelectionEvent]]] = {}  # session id -> its selections (line, event), in order
     for line, selection in index.selections:
-        offered = {*selection.candidates, *selection.propensity}
-        if selection.session_id is None or not selection.selected or len(selection.selected) >= len(offered):
-            continue  # (one that chose every candidate passed none over; one that chose none tells no draw: above)
-        for lesson in offered.difference(arm_of):
-            arm_of[lesson] = index.find_arm(lesson)
-        chosen = {arm_of.get(lesson, index.find_arm(lesson)) for lesson in selection.selected}
-        left = frozenset(arm for arm in map(arm_of.__getitem__, offered) if arm is not None and arm not in chosen)
-        named.append((line, selection.session_id, left))
-    index.lookup.prefetch([session_id for _, session_id, _ in named])  # the cached blocks' rows, in one probe
-    latest: dict[int, tuple[int, frozenset[int]]] = {}  # row -> (line, what its selection passed over)
-    for line, session_id, passed in named:
-        row = index.row_of(session_id)
-        if row is None or row >= n_sessions or line > int(lines[row]):
+        if selection.session_id is not None:
+            by_id.setdefault(selection.session_id, []).append((line, selection))
+    lines = index.session_lines.view()[:n_sessions]
+    arm_of: dict[str, int | None] = {}  # found by the arm they name, in whichever Unicode form the selection spelled
+    out: dict[int, frozenset[int]] = {}
+    for session_id, row in index.lookup.rows_of(list(by_id)).items():
+        if row >= n_sessions:
             continue
-        seen = latest.get(row)
-        if seen is None or line > seen[0]:
-            latest[row] = (line, passed)
-    out = {row: passed for row, (_, passed) in latest.items() if passed}
+        recorded = int(lines[row])
+        before = [selection for line, selection in by_id[session_id] if line <= recorded]
+        if before and (left := _passed(before[-1], arm_of, index)):
+            out[row] = left
     _remember(index, key, out)
     return out
+
+
+def _passed(selection: SelectionEvent, arm_of: dict[str, int | None], index: LogIndex) -> frozenset[int]:
+    """The arms `selection` had as candidates (or gave a propensity) and did not choose; none when it chose nothing
+    (no draw) or every candidate."""
+    offered = {*selection.candidates, *selection.propensity}
+    if not selection.selected or len(selection.selected) >= len(offered):
+        return frozenset()
+    for lesson in offered.union(selection.selected).difference(arm_of):
+        arm_of[lesson] = index.find_arm(lesson)
+    chosen = {arm_of[lesson] for lesson in selection.selected}
+    return frozenset(arm for arm in map(arm_of.__getitem__, offered) if arm is not None and arm not in chosen)
 
 
 # the last answer, for the index it was of (held weakly: a log read again is a new index, and the old one goes): a
@@ -114,27 +120,29 @@ def unchosen_entries(index: LogIndex, n_sessions: int) -> npt.NDArray[np.int64]:
     draw passed over, sorted (those marked "during" among them)."""
     if not len(index.selections) or not n_sessions:
         return np.zeros(0, dtype=np.int64)
-    starts, arms = index.session_start.view(), index.entry_arm.view()
-    found: list[npt.NDArray[np.int64]] = []
-    for row, passed in passed_over(index, n_sessions).items():
-        start, stop = int(starts[row]), int(starts[row + 1])
-        outside = [i for i, arm in enumerate(arms[start:stop].tolist()) if arm in passed]
-        if outside:
-            found.append(np.asarray(outside, dtype=np.int64) + start)
-    return np.sort(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
+    passed = passed_over(index, n_sessions)
+    if not passed:
+        return np.zeros(0, dtype=np.int64)
+    starts = index.session_start.view()
+    stop = int(starts[n_sessions])
+    arms = index.entry_arm.view()[:stop].astype(np.int64)
+    width = max(int(arms.max(initial=0)), max(max(left) for left in passed.values())) + 1
+    # each (row, arm) pair as one number, row * width + arm: the entries' pairs looked up among the passed-over ones
+    pairs = np.sort(np.fromiter((row * width + arm for row, left in passed.items() for arm in left), dtype=np.int64))
+    keys = np.repeat(np.arange(n_sessions, dtype=np.int64), np.diff(starts[: n_sessions + 1])) * width + arms
+    at = np.minimum(np.searchsorted(pairs, keys), len(pairs) - 1)
+    return np.flatnonzero((pairs[at] == keys) & (arms >= 0)).astype(np.int64)
 
 
 def unchosen_by_row(index: LogIndex, n_sessions: int) -> dict[int, tuple[int, ...]]:
     """Row -> positions (within the session's lessons) of those its draw passed over that are not marked "during":
     what `lint` names, with `record --during` as the remedy."""
-    if not len(index.selections) or not n_sessions:
-        return {}
-    starts, arms = index.session_start.view(), index.entry_arm.view()
-    out: dict[int, tuple[int, ...]] = {}
-    for row, passed in passed_over(index, n_sessions).items():
-        start, stop = int(starts[row]), int(starts[row + 1])
-        marked = set(index.during.get(row) or ())
-        outside = tuple(i for i, arm in enumerate(arms[start:stop].tolist()) if arm in passed and i not in marked)
-        if outside:
-            out[row] = outside
-    return out
+    entries = unchosen_entries(index, n_sessions)
+    starts = index.session_start.view()
+    rows = np.searchsorted(starts[: n_sessions + 1], entries, side="right") - 1
+    out: dict[int, list[int]] = {}
+    for entry, row in zip(entries.tolist(), rows.tolist(), strict=True):
+        position = entry - int(starts[row])
+        if position not in (index.during.get(row) or ()):
+            out.setdefault(row, []).append(position)
+    return {row: tuple(found) for row, found in out.items()}

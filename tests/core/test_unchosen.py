@@ -99,3 +99,16 @@ def test_a_passed_over_lesson_recorded_after_a_read_is_read_so_by_the_same_works
     data = ws.analysis_data()
     arm = data.arm_ids.index(other)
     assert [(int(data.entry_session[e]), int(data.entry_arm[e])) for e in data.during.tolist()][-1] == (12, arm)
+
+
+def test_a_later_selection_that_chose_nothing_passes_nothing_over(tmp_path: Path) -> None:
+    """The session's latest selection before its record is the one that counts (as for its propensities): a retried
+    one that chose nothing (another tool's, no draw) leaves T as the record gives it, chosen before. (Before, the
+    selection that chose nothing was skipped and the earlier one, which passed T over, was read.)"""
+    retried = {**selection("s0", []), "candidates": [A, T]}
+    events = [selection("s0", [A]), retried, session("s0", 0.5, {A: 0.5, T: 0.5})]
+    events += [selection("s1", [A]), session("s1", 0.5, {A: 0.5, T: 0.5})]  # s1's only draw passed T over
+    data = Workspace(make_workspace(tmp_path, lessons=LESSONS, events=events), clock=fixed_clock).analysis_data()
+    arm = data.arm_ids.index(T)
+    during = {(int(data.entry_session[e]), int(data.entry_arm[e])) for e in data.during.tolist()}
+    assert during == {(1, arm)}  # s1's T only
