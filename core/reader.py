@@ -36,6 +36,7 @@ from lesson_credit.core.log.logcheck import PrefixChecker, PrefixDigest
 from lesson_credit.core.log.snapshot import FoldData
 from lesson_credit.core.log.store import EventLog, LogProblem, ReadResult
 from lesson_credit.core.log.stores import is_local, log_cache, prefix_check, session_agents
+from lesson_credit.core.log.unchosen import unchosen_by_row
 from lesson_credit.core.log.unrecorded import recorded_unselected, selected_never_recorded
 from lesson_credit.core.log.usage import lesson_usage
 from lesson_credit.core.log.vocab import decode_lines
@@ -516,6 +517,17 @@ class LogReader:
         """(session id, line of its latest selection) of the sessions selected but never recorded, though a
         later session was (core/log/unrecorded.py), in the order of those lines."""
         return selected_never_recorded(self.index)
+
+    def passed_over(self) -> list[tuple[str, tuple[str, ...]]]:
+        """(session id, lessons) of the sessions whose record names lessons their selection did not choose, not
+        marked "during", read as included during the session (core/log/unchosen.py), in log order."""
+        index, arms = self.index, self.index.entry_arm.view()
+        rows = unchosen_by_row(index, index.n_sessions)
+        starts = index.session_start.view()
+        return [
+            (index.session_ids[row], tuple(index.shown(index.arm_ids[int(arms[int(starts[row]) + i])]) for i in found))
+            for row, found in sorted(rows.items())
+        ]
 
     def recorded_unselected(self, back: int) -> tuple[list[str], str | None]:
         """The sessions recorded last with no selection logged for them, and the one before them that had one

@@ -477,7 +477,7 @@ class WorkspaceSource:
             view = self.analysis()
             from lesson_credit.core.analysis.effects import reward_split
 
-            with_lesson, without_lesson = reward_split(self.workspace.data(), lesson_id)
+            with_lesson, without_lesson = reward_split(self.workspace.analysis_data(), lesson_id)
         return LessonRewards(
             view.version,
             view.result(lesson_id),

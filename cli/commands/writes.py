@@ -320,7 +320,8 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
         default=[],
         metavar="ID",
         help="more lessons of the session, included during it (gptme pulled them in when their keywords came "
-        "up), not chosen before it: logged, never estimated as effects (default: none)",
+        "up), not chosen before it: logged, never estimated as effects (default: none; a lesson the selection passed "
+        "over that --lessons names is read so too, and record says it)",
     )
     p.add_argument(
         "--category",

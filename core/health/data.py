@@ -99,6 +99,7 @@ class HealthData:
     records: tuple[RecordFinding, ...] = ()  # what the gptme-sessions records' reading and joins found (lint)
     dropout_problems: tuple[str, ...] = ()  # lines and files of the dropout logs not used, a line each
     never_recorded: tuple[tuple[str, int], ...] = ()  # (session id, line of its selection): selected, no record
+    passed_over: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (session id, lessons its selection did not choose)
     unselected: tuple[tuple[str, ...], str | None] = ((), None)  # the last sessions with no selection, the one before
     lesson_kinds: dict[str, tuple[str, ...]] = field(default_factory=dict)  # active lesson -> its kinds of work, if any
     session_kinds: frozenset[str] = frozenset()  # the sessions' kinds of work (categories), as logged
@@ -145,6 +146,7 @@ def gather(ws: Workspace) -> HealthData:
         records=tuple(record_findings(records_health(ws.records()))) if ws.session_records.file().present else (),
         dropout_problems=dropout_log(ws.root, library).problems,
         never_recorded=tuple(ws.selected_never_recorded()),
+        passed_over=tuple(ws.passed_over()),
         unselected=_unselected(ws),
         lesson_kinds=kinds,
         session_kinds=session_kinds,

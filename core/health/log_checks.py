@@ -136,6 +136,27 @@ def selected_never_recorded(h: HealthData) -> list[Finding]:
     ]
 
 
+def recorded_passed_over(h: HealthData) -> list[Finding]:
+    found = h.passed_over
+    if not found:
+        return []
+    lessons = sum(len(named) for _, named in found)
+    return [
+        Finding(
+            "recorded-passed-over",
+            WARNING,
+            f"{counted(len(found), 'session')} recorded {counted(lessons, 'lesson')} that "
+            f"{agree(len(found), 'its', 'their')} selection passed over (a candidate it did not choose), not marked "
+            "as included during the session: " + names([session_id for session_id, _ in found]),
+            "They are read as included during the session (the effect estimates do not count them as injected; "
+            "credit is unchanged), as gptme's mid-session auto-include brings them in. Have the hook pass such "
+            "lessons with `record --during ID` (or leave out of the record a lesson that was never in the session).",
+            tuple(session_id for session_id, _ in found),
+            tuple(", ".join(named) for _, named in found),
+        )
+    ]
+
+
 MIN_UNSELECTED = 3  # sessions recorded in a row with no selection after a selected one: a hook's select failing?
 
 

@@ -18,6 +18,7 @@ import xxhash
 from lesson_credit.core.log.columns import Objects
 from lesson_credit.core.log.sections import CacheDamaged, Section
 
+BULK_SHARE = 16  # `rows_of` reads the cached rows' ids into a dict for more ids than 1 in this many rows
 SCAN_LOOKUPS = 8  # memory lookups answered by a scan before the id -> row dict is built
 U64 = npt.NDArray[np.uint64]
 
@@ -222,6 +223,26 @@ class SessionLookup:
     def row_of(self, session_id: str) -> int | None:
         row = self._stored_row(session_id)
         return row if row is not None else self._memory_row(session_id)
+
+    def rows_of(self, session_ids: Sequence[str]) -> dict[str, int]:
+        """The rows of many ids at once, those with none left out: the cached blocks probed once for them all
+        (`prefetch`), the rows in memory read through one id -> row dict (a few ids: scanned, as `row_of`)."""
+        wanted = list(dict.fromkeys(session_ids))
+        if BULK_SHARE * len(wanted) < self.stored:
+            self.prefetch(wanted)
+            found = {sid: row for sid in wanted if (row := self._known.get(sid)) is not None}
+        else:  # most of the cached rows wanted: their ids read once into a dict (first row of an id), not probed
+            first: dict[str, int] = {}
+            for row, sid in enumerate(self.session_ids.between(0, self.stored)):
+                first.setdefault(sid, row)
+            found = {sid: row for sid in wanted if (row := first.get(sid)) is not None}
+        rest = [sid for sid in wanted if sid not in found]
+        if self._index is None and len(rest) <= SCAN_LOOKUPS - self._scans:
+            found.update((sid, row) for sid in rest if (row := self._memory_row(sid)) is not None)
+        else:
+            memory = self._memory_index()
+            found.update((sid, row) for sid in rest if (row := memory.get(sid)) is not None)
+        return found
 
     def any_known(self, session_ids: list[str]) -> bool:
         """Whether any of these ids has a row already."""

@@ -89,7 +89,7 @@ class Analysis(Reading):
         at the prior's 0), without LOO or flags. Kept in .cache per log version (`saved_effects`)."""
         from lesson_credit.core.analysis.ranking import effects_by_lesson
 
-        inputs = self.data(), self.session_categories(), self.settings.floor, self.session_agents()
+        inputs = self.analysis_data(), self.session_categories(), self.settings.floor, self.session_agents()
         effects = effects_by_lesson(*inputs, fit=self.joint_fit())
         self.remember_effects(effects)
         return effects
@@ -99,7 +99,7 @@ class Analysis(Reading):
         taken now (a snapshot: later appends do not change them), the fit runs when the result is called."""
         from lesson_credit.core.analysis.ranking import effects_by_lesson
 
-        inputs = self.data(), self.session_categories(), self.settings.floor, self.session_agents()
+        inputs = self.analysis_data(), self.session_categories(), self.settings.floor, self.session_agents()
         return lambda: effects_by_lesson(*inputs)
 
     def remember_effects(self, effects: dict[str, float]) -> None:
@@ -142,7 +142,7 @@ class Analysis(Reading):
         `joint_posterior` (its own prior floor)."""
         from lesson_credit.core.analysis.joint import fit_joint, fit_log
 
-        data = self.data()
+        data = self.analysis_data()
         floor = self.settings.floor if floor is None else floor
         fits = self._fits_now()
         if fits.joint_fit is None or fits.joint_fit[0] != floor:
@@ -159,7 +159,7 @@ class Analysis(Reading):
         version in memory, and on disk in the verified cache `.cache/joint-posterior.msgpack`."""
         from lesson_credit.core.analysis.joint_posterior_cache import cached_joint_posterior
 
-        data = self.data()
+        data = self.analysis_data()
         fits, floor = self._fits_now(), self.settings.floor
         if fits.joint_posterior is None or fits.joint_posterior[0] != floor:
             cache_dir = self.state_dir / ".cache" if self._reader.caches else None
@@ -176,7 +176,7 @@ class Analysis(Reading):
         from lesson_credit.core.analysis.joint import build_design
         from lesson_credit.core.analysis.over_time import lesson_over_time
 
-        data = self.data()
+        data = self.analysis_data()
         fits = self._fits_now()
         if fits.columns is None:
             design = build_design(data, self.session_categories(), 1.0, self.session_agents())
@@ -196,7 +196,7 @@ class Analysis(Reading):
         """(session, lesson, propensity): one selection per session (the last before its record)."""
         from lesson_credit.core import attribution
 
-        return list(attribution.candidacies_of(self._reader.index, self.data()).items)
+        return list(attribution.candidacies_of(self._reader.index, self.analysis_data()).items)
 
     def loo(self, *, min_with: int = MIN_WITH, min_without: int = MIN_WITHOUT, write: bool = True) -> list[LooResult]:
         """Joint effect and leave-one-out lift per lesson; written to loo-results.json (docs/format.md §8)
@@ -211,11 +211,11 @@ class Analysis(Reading):
         from lesson_credit.core import attribution
         from lesson_credit.core.analysis.joint import build_design
 
-        library, floor = self.library(), self.settings.floor
-        design = build_design(self.data(), self.session_categories(), floor, self.session_agents())  # read once
+        library, floor, data = self.library(), self.settings.floor, self.analysis_data()
+        design = build_design(data, self.session_categories(), floor, self.session_agents())  # read once
         broad, joint = self.broad_keywords(), self.joint_fit(design=design)
         results, meta = attribution.loo(
-            self.data(), self._reader, library, self.root, broad, floor, min_with, min_without, joint, design
+            data, self._reader, library, self.root, broad, floor, min_with, min_without, joint, design
         )
         if write:
             attribution.write_loo(self.state_dir, results, self.now_iso(), min_with, min_without, meta, self.guard)

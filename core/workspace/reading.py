@@ -34,6 +34,7 @@ from lesson_credit.core.views import (
 from lesson_credit.core.workspace.base import WorkspaceBase
 
 if TYPE_CHECKING:  # imported where used: the analysis and the joint fit are not needed to show posteriors
+    from lesson_credit.core.log.snapshot import FoldData
     from lesson_credit.core.model.kinds import KindNames
     from lesson_credit.core.sessions.record_file import Record
     from lesson_credit.core.sessions.trajectory import Trajectory
@@ -44,6 +45,8 @@ MATCHES_SHOWN = 5  # ids an ambiguous prefix's message names
 
 class Reading(WorkspaceBase):
     """What the log and the library say: posteriors, sessions, grades, explanations."""
+
+    _analysis_data: tuple[FoldData, FoldData] | None = None  # (data(), as the estimates read it)
 
     def posterior(self, settings: CreditSettings | None = None, base: np.ndarray | None = None) -> Posterior:
         """The fold's per-arm arrays (see `lesson_table` for the table by lesson)."""
@@ -315,6 +318,23 @@ class Reading(WorkspaceBase):
         has, though a session was recorded after it (the session-end hook did not run), in line order."""
         self.data()
         return self._reader.selected_never_recorded()
+
+    def analysis_data(self) -> FoldData:
+        """`data()` as the effect estimates read it: a lesson the session's selection passed over is among those
+        included during the session (core/log/unchosen.py); kept until the log is read again."""
+        from lesson_credit.core.log.unchosen import with_passed_over
+
+        data = self.data()
+        kept = self._analysis_data
+        if kept is None or kept[0] is not data:
+            kept = self._analysis_data = (data, with_passed_over(self._reader.index, data))
+        return kept[1]
+
+    def passed_over(self) -> list[tuple[str, tuple[str, ...]]]:
+        """(session id, lessons) of the sessions whose record names lessons their selection did not choose, without
+        marking them "during": read as included during the session (core/log/unchosen.py), in log order."""
+        self.data()
+        return self._reader.passed_over()
 
     def recorded_without_selection(self, back: int = 1_000) -> tuple[list[str], str | None]:
         """The ids of the sessions recorded last with no selection logged for them (in log order), and the latest

@@ -177,6 +177,9 @@ class Writing(GptmeFiles):
                 )
             if gone := self._gone(new.left_out(selected)):
                 self.warnings.append(_gone_warning(session_id, gone))
+            candidates = () if selection is None else (*selection.candidates, *selection.propensity)
+            if passed := new.passed_over(candidates, selected):
+                self.warnings.append(_passed_over_warning(session_id, passed))
             event = new.event(settings, propensity, timestamp or iso(self.clock()), selected)
             self.warnings.extend(self._append(event, locked=held))
         if not new.journal.strip():  # logged as given; most likely the wrong file, or one not yet written
@@ -405,4 +408,15 @@ def _gone_warning(session_id: str, gone: Sequence[str]) -> str:
         f"has and this record does not name (renamed since `select`?): the effect estimates weigh {them} in this "
         "session neither as injected nor as not, and a lesson renamed is another lesson (its new name gets no "
         "propensity)"
+    )
+
+
+def _passed_over_warning(session_id: str, passed: Sequence[str]) -> str:
+    """What `record` says of lessons it names that its session's selection had as candidates and did not choose, not
+    given with --during (core/log/unchosen.py): logged as given, read as included during the session."""
+    them = "it" if len(passed) == 1 else "them"
+    return (
+        f"session {session_id!r}: its selection passed over {listed([repr(i) for i in passed], 3)}; logged, and read "
+        f"as included during the session, as --during marks it (the effect estimates do not count {them} as "
+        "injected): pass a lesson pulled in mid-session with --during"
     )

@@ -208,13 +208,30 @@ def build_analysis_workspace(root: Path) -> Path:
     journals.mkdir(parents=True, exist_ok=True)
     ws = Workspace(root, clock=fixed_clock)
     start = dt.datetime(2026, 2, 1, 9, 0, tzinfo=dt.UTC)
-    for i in range(ANALYSIS_SESSIONS):
-        context, text, lessons, reward, category = analysis_session(i)
+    sessions = [analysis_session(i) for i in range(ANALYSIS_SESSIONS)]
+    share = {lid: sum(lid in s[2] for s in sessions) / len(sessions) for lid in ANALYSIS_LESSONS}
+    for i, (context, text, lessons, reward, category) in enumerate(sessions):
         journal = journals / f"a{i:02d}.md"
         journal.write_text(text, encoding="utf-8")
         session_id = f"a{i:02d}"
-        ws.select(context, k=3, seed=i, session_id=session_id, draws=200)
         stamp = (start + dt.timedelta(hours=12 * i)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        # the selection of a trial another tool ran (docs/format.md §5.4): it chose the session's lessons among the
+        # context's candidates, each at its share of the design's sessions, and the record names what it chose, as a
+        # hook passes it (a candidate the draw passed over that the record named would be read as included during
+        # the session). `select`'s own draw (the joint policy: adaptive, most of its propensities 0 or 1 here) would
+        # not follow the design whose effects the tests check.
+        candidates = list(ws.select(context, k=len(lessons), log=False, draws=1).candidates)  # what the context matched
+        selection = {
+            "type": "selection",
+            "session_id": session_id,
+            "timestamp": stamp,
+            "k": len(lessons),
+            "candidates": candidates,
+            "selected": lessons,
+            "propensity": {lid: share[lid] for lid in candidates},
+        }
+        with (root / LOG_REL).open("a", encoding="utf-8") as log:
+            log.write(json.dumps(selection) + "\n")
         ws.record(session_id, journal, lessons, reward=reward, category=category, timestamp=stamp)
     (root / "lessons" / "tools" / "retired.md").unlink()
     return root

@@ -1,0 +1,148 @@
+"""Lessons a session record names that the session's draw passed over: read as included during the session.
+
+A session's selection event (docs/format.md §5.4: the latest logged for its id before its record, as the
+propensities take it) is the log's account of what was decided before the session: it chose the lessons it
+`selected` among its `candidates` (those it gives a propensity are candidates too) and passed over the rest of them.
+A candidate it passed over that the record names (without a mark, or marked `"before"` against the selection) came
+into the session after the draw decided against it: gptme pulled it in mid-session (its auto-include, whose lessons
+a hook passes to `record --lessons`), or someone added it by hand. The effect estimates take as the treatment only
+what was decided before the session (docs/estimates.md, "Chosen before, included during"), so such an entry is read
+as one marked `"during"`: not injected in every estimate (the joint fit, the lifts, the IPW lift, which weighs the
+session as the draw's candidate not injected, at 1 / (1 - P(chosen)), never at 1 / P(chosen) as if the draw had
+chosen it), and reported among the lesson's `during` sessions. Read as chosen before, a lesson trouble pulls in
+looked harmful (-0.36 [-0.41, -0.31] for a lesson with no effect in the attack's world). The fold credits it as any
+lesson the session had.
+
+A selection that chose nothing says no draw (another tool's without `selected`, a k of 0, or a dropout that withheld
+every lesson chosen): it passes nothing over. A lesson that was no candidate the draw made no decision about (an
+agent's base set added before the session, or a lesson whose keywords came up only later: the log cannot tell), and a
+session with no selection event, keep the reading of an entry without a mark: chosen before.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Protocol
+
+import msgspec
+import numpy as np
+import numpy.typing as npt
+
+from lesson_credit.core.log.columns import Column, Objects, RowMap
+from lesson_credit.core.log.events import SelectionEvent
+from lesson_credit.core.log.lookup import SessionLookup
+from lesson_credit.core.log.snapshot import FoldData
+
+
+class LogIndex(Protocol):
+    """What is read here of core/log/index.py's LogIndex."""
+
+    selections: Objects[tuple[int, SelectionEvent]]
+    session_lines: Column
+    session_start: Column
+    entry_arm: Column
+    during: RowMap[tuple[int, ...]]
+
+    @property
+    def n_sessions(self) -> int: ...
+
+    def row_of(self, session_id: str) -> int | None: ...
+
+    def find_arm(self, lesson_id: str) -> int | None: ...
+
+    @property
+    def lookup(self) -> SessionLookup: ...
+
+
+def with_passed_over(index: LogIndex, data: FoldData) -> FoldData:
+    """`data` (a snapshot of `index`) with the entries its sessions' draws passed over among those included during
+    their session (`during`, sorted): what every effect estimate reads. The fold and the views take `data` as it is."""
+    passed = unchosen_entries(index, data.n_sessions)
+    if not len(passed):
+        return data
+    # (a set, not np.union1d or np.unique: they load numpy.ma, which the commands that need no analysis do not)
+    merged = np.array(sorted(set(data.during.tolist()).union(passed.tolist())), dtype=np.int64)
+    return msgspec.structs.replace(data, during=merged)
+
+
+def passed_over(index: LogIndex, n_sessions: int) -> dict[int, frozenset[int]]:
+    """Row -> the arms its latest selection before its record had as candidates and did not choose, for each of the
+    first `n_sessions` rows that has one (a selection logged after the record did not choose what the record shows).
+    One pass: the selections' rows are found at once (the log's id index), and only each session's latest selection
+    before its record is read for its lessons."""
+    key = (len(index.selections), n_sessions, index.lookup.stored)
+    known = _last
+    if known is not None and known[0]() is index and known[1] == key:
+        return known[2]
+    by_id: dict[str, list[tuple[int, SelectionEvent]]] = {}  # session id -> its selections (line, event), in order
+    for line, selection in index.selections:
+        if selection.session_id is not None:
+            by_id.setdefault(selection.session_id, []).append((line, selection))
+    lines = index.session_lines.view()[:n_sessions]
+    arm_of: dict[str, int | None] = {}  # found by the arm they name, in whichever Unicode form the selection spelled
+    out: dict[int, frozenset[int]] = {}
+    for session_id, row in index.lookup.rows_of(list(by_id)).items():
+        if row >= n_sessions:
+            continue
+        recorded = int(lines[row])
+        before = [selection for line, selection in by_id[session_id] if line <= recorded]
+        if before and (left := _passed(before[-1], arm_of, index)):
+            out[row] = left
+    _remember(index, key, out)
+    return out
+
+
+def _passed(selection: SelectionEvent, arm_of: dict[str, int | None], index: LogIndex) -> frozenset[int]:
+    """The arms `selection` had as candidates (or gave a propensity) and did not choose; none when it chose nothing
+    (no draw) or every candidate."""
+    offered = {*selection.candidates, *selection.propensity}
+    if not selection.selected or len(selection.selected) >= len(offered):
+        return frozenset()
+    for lesson in offered.union(selection.selected).difference(arm_of):
+        arm_of[lesson] = index.find_arm(lesson)
+    chosen = {arm_of[lesson] for lesson in selection.selected}
+    return frozenset(arm for arm in map(arm_of.__getitem__, offered) if arm is not None and arm not in chosen)
+
+
+# the last answer, for the index it was of (held weakly: a log read again is a new index, and the old one goes): a
+# dashboard folds many times between appends, and the log only grows, so its number of selections, sessions and
+# cached rows say whether it moved
+_last: tuple[weakref.ref[object], tuple[int, int, int], dict[int, frozenset[int]]] | None = None
+
+
+def _remember(index: object, key: tuple[int, int, int], out: dict[int, frozenset[int]]) -> None:
+    global _last
+    _last = (weakref.ref(index), key, out)
+
+
+def unchosen_entries(index: LogIndex, n_sessions: int) -> npt.NDArray[np.int64]:
+    """The entries (positions in the entry columns) of the first `n_sessions` sessions whose lesson the session's
+    draw passed over, sorted (those marked "during" among them)."""
+    if not len(index.selections) or not n_sessions:
+        return np.zeros(0, dtype=np.int64)
+    passed = passed_over(index, n_sessions)
+    if not passed:
+        return np.zeros(0, dtype=np.int64)
+    starts = index.session_start.view()
+    stop = int(starts[n_sessions])
+    arms = index.entry_arm.view()[:stop].astype(np.int64)
+    width = max(int(arms.max(initial=0)), max(max(left) for left in passed.values())) + 1
+    # each (row, arm) pair as one number, row * width + arm: the entries' pairs looked up among the passed-over ones
+    pairs = np.sort(np.fromiter((row * width + arm for row, left in passed.items() for arm in left), dtype=np.int64))
+    keys = np.repeat(np.arange(n_sessions, dtype=np.int64), np.diff(starts[: n_sessions + 1])) * width + arms
+    at = np.minimum(np.searchsorted(pairs, keys), len(pairs) - 1)
+    return np.flatnonzero((pairs[at] == keys) & (arms >= 0)).astype(np.int64)
+
+
+def unchosen_by_row(index: LogIndex, n_sessions: int) -> dict[int, tuple[int, ...]]:
+    """Row -> positions (within the session's lessons) of those its draw passed over that are not marked "during":
+    what `lint` names, with `record --during` as the remedy."""
+    entries = unchosen_entries(index, n_sessions)
+    starts = index.session_start.view()
+    rows = np.searchsorted(starts[: n_sessions + 1], entries, side="right") - 1
+    out: dict[int, list[int]] = {}
+    for entry, row in zip(entries.tolist(), rows.tolist(), strict=True):
+        position = entry - int(starts[row])
+        if position not in (index.during.get(row) or ()):
+            out.setdefault(row, []).append(position)
+    return {row: tuple(found) for row, found in out.items()}
