@@ -82,7 +82,7 @@ from lesson_credit.core.log.snapshot import FoldData
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
-STRAY_CHUNK = 4096  # a time block's injections read at a time to tell which lessons are nearly one switch (`time_only`)
+STRAY_CHUNK = 4096  # injections of a time block told at a time which lessons are nearly one switch (`time_only`)
 
 POLICY_TAU_MIN = 0.15  # prior sd floor of a coefficient when selecting (see the module docstring)
 
@@ -477,9 +477,9 @@ def _block_entries(
     stream: Stream, group: IntArray, block: IntArray | None, count: IntArray
 ) -> Iterator[tuple[int, IntArray, IntArray, IntArray]]:
     """The stream's injections a time block at a time (`switches.block_entries`' form: the block's first position,
-    its sessions' groups, its (session within the block, arm) pairs, each once), each block's arms split into sets
-    of at most about `STRAY_CHUNK` injections there (`count`: arms x baseline groups), read once per set: what is
-    held is bounded by that, not by the log's injections."""
+    its sessions' groups, its (session within the block, arm) pairs, each once), each block read once and split at
+    arms into sets of at most about `STRAY_CHUNK` injections (`count`: arms x baseline groups, for the block's
+    count): what is held is the block's injections, and `switch_evidence.block_split`'s work a set at a time."""
     n = stream.sessions.n
     time = np.zeros(n, dtype=np.int64) if block is None else block
     starts = np.concatenate([[0], np.flatnonzero(np.diff(time)) + 1]).tolist()
@@ -491,18 +491,17 @@ def _block_entries(
     spans = stream.spans()
     for b, (lo_b, hi_b) in enumerate(zip(starts, ends, strict=True)):
         codes = np.unique(group[lo_b:hi_b], return_inverse=True)[1].astype(np.int64)
-        active = np.flatnonzero(per_block[:, b])
-        total = np.cumsum(per_block[active, b])
-        for part in np.split(active, np.flatnonzero(np.diff(total // STRAY_CHUNK)) + 1):
-            chosen = np.zeros(count.shape[0], dtype=bool)
-            chosen[part] = True
-            held = [np.zeros((0, 2), dtype=np.int64)]
-            for lo, hi in spans:
-                if hi <= lo_b or lo >= hi_b:
-                    continue
-                row, arm, _ = stream.entries(lo, hi)
-                at = np.asarray(row, dtype=np.int64) + lo
-                keep = (at >= lo_b) & (at < hi_b) & chosen[arm]
-                held.append(np.stack([at[keep] - lo_b, arm[keep].astype(np.int64)], axis=1))
-            pairs = np.unique(np.concatenate(held), axis=0)
-            yield lo_b, codes, pairs[:, 0], pairs[:, 1]
+        stride = hi_b - lo_b
+        held = [np.zeros(0, dtype=np.int64)]
+        for lo, hi in spans:
+            if hi <= lo_b or lo >= hi_b:
+                continue
+            row, arm, _ = stream.entries(lo, hi)
+            at = np.asarray(row, dtype=np.int64) + lo
+            keep = (at >= lo_b) & (at < hi_b)
+            held.append(arm[keep].astype(np.int64) * stride + (at[keep] - lo_b))
+        key = np.unique(np.concatenate(held))  # by (arm, session), each pair once
+        bounds = np.cumsum(per_block[:, b]) // STRAY_CHUNK  # each arm's set: where its first injection falls
+        cut = np.searchsorted(key // stride, np.flatnonzero(np.diff(bounds)) + 1)
+        for part in np.split(key, cut):
+            yield lo_b, codes, part % stride, part // stride

@@ -5,11 +5,17 @@ the log has no data for (mean 0, the prior's sd), not as the step's +0.15."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import pytest
+from scipy import sparse
 
+from lesson_credit.core.analysis import joint_posterior
 from lesson_credit.core.analysis.joint import Design, block_codes, time_blocks
 from lesson_credit.core.analysis.joint_posterior import Stream, time_only
+from lesson_credit.core.analysis.switch_evidence import evidence
+from lesson_credit.core.analysis.switches import block_entries
 from lesson_credit.core.workspace import Workspace
 from tests.support.engine_helpers import fixed_clock, make_workspace, session
 
@@ -164,3 +170,49 @@ def test_loo_and_the_policy_agree_on_which_lessons_are_identified_only_by_time(t
                 assert result.delta is None and result.effect.ranking == 0.0, (seed, arm)
                 timed += "identified only by time" in (result.effect.reason or "")
     assert timed >= 10  # the worlds hold such switches (each seed's delta and zeta, where enough sessions)
+
+
+def test_the_switch_check_reads_each_span_once_per_time_block_and_tells_what_loo_tells(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The policy's check that a lesson is nearly one switch read a time block's injections again for every
+    # STRAY_CHUNK of them (4,096): at a million sessions x 1,000 lessons every span about a hundred times, 70 s
+    # of CPU in the dashboard's fit (26 s reading a block once). 2,400 sessions injecting 40 of 100 lessons each:
+    # 96,000 injections in 13 time blocks (~7,400 each), read in spans of 100 sessions
+    n, n_arms = 2400, 100
+    rng = np.random.default_rng(7)
+    n_blocks = time_blocks(n)
+    assert n_blocks == 13  # floor(2 log2(2400 / 25)) = floor(13.17)
+    x = np.zeros((n, n_arms), dtype=bool)
+    for i in range(n):
+        x[i, rng.choice(n_arms, 40, replace=False)] = True
+    x[:, 0] = np.arange(n) >= 1210  # switched on inside block 6 (sessions 1108-1292), a stray one before it
+    x[500, 0] = True
+    rows, arms = np.nonzero(x)
+    category = (np.arange(n) % 3).astype(np.int64)
+    design = Design(np.arange(n), rng.random(n), category, 3, rows, arms, np.ones(len(rows)), n_arms, n_blocks=n_blocks)
+    calls: list[tuple[int, int]] = []
+    held = Stream.held(design)
+
+    def entries(lo: int, hi: int) -> tuple[Any, Any, Any]:
+        calls.append((lo, hi))
+        return held.entries(lo, hi)
+
+    stream = Stream(design, entries, 100)
+    spans = stream.spans()
+    blocks = block_codes(n, n_blocks)
+    overlaps = sum(len(set(blocks[lo:hi].tolist())) for lo, hi in spans)  # (span, block) pairs: 24 + 12
+    assert len(spans) == 24 and overlaps == 36
+    found = time_only(stream)
+    # the first pass (each span once) and one read per (span, block) pair; lesson 0 then takes three more passes:
+    # its injections for the fit's check, and the two of grouping it (`switches.with_groups`)
+    assert len(calls) == len(spans) + overlaps + 3 * len(spans)
+    # what it tells, with the block split into sets of 1,000 injections too, is what loo's check tells of the
+    # same design (switches.block_entries: each block's injections at once)
+    monkeypatch.setattr(joint_posterior, "STRAY_CHUNK", 1000)
+    assert time_only(Stream(design, held.entries, 100)).tolist() == found.tolist()
+    z, group = design.indicators()
+    xs = sparse.csr_matrix((np.ones(len(rows)), (rows, arms)), shape=(n, n_arms))
+    loo_view = evidence(block_entries(xs, group, blocks), n_arms).by_time()
+    assert loo_view[0] and not loo_view[1:].any()
+    assert found[0] and not found[1:].any()
