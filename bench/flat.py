@@ -301,7 +301,12 @@ def _select_workspace(lessons: int) -> Path:
             file.write_text(f'---\nmatch:\n  keywords: ["deploy", "word{i}"]\nstatus: active\n---\n\n# Lesson {i}\n')
         (path / "context.txt").write_text("We deploy the release today.\n")
         (path / "params.json").write_text(json.dumps(full, sort_keys=True))
-        _timed([*lesson_credit_cmd(), "status", "--workspace", str(path)])  # the library's cache
+    state = path / "state" / "lesson-thompson"
+    if not state.is_dir():
+        # the library's cache, as a user's workspace has it: a read writes no cache into a folder of lessons alone
+        # (no state folder), so without it every select parsed the 30,000 files again: 5.2 s of CPU, 1.9 s with it
+        state.mkdir(parents=True)
+        _timed([*lesson_credit_cmd(), "status", "--workspace", str(path)])
     return path
 
 

@@ -24,6 +24,10 @@ weighs the switch's contrast by the share it takes, so a baseline step there mov
 step: at most a third with SHARE_MIN at two thirds (at a half, three stray sessions beside a short switch passed,
 and their intervals excluded 0 in 4 of 40 worlds). Told on the nonzero pattern of each column (a group's column: any
 member injected).
+
+Cost: per block, its groups' sessions before each moment tabled once (`block_tables`); per injection, one sum over
+the groups where its column varies (the moment after it follows from it in a step); held, the injections told at a
+time. Of moments or blocks that take the same (to 1e-11 of the spread: rounding apart), the earliest.
 """
 
 from __future__ import annotations
@@ -39,8 +43,7 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
 SHARE_MIN = 2 / 3  # what varies besides one switch per block must hold at least this share of the precision
-PAIR_CHUNK = 1 << 21  # (candidate moment, group) pairs told at a time in a block
-TABLE_MAX = 1 << 23  # groups x sessions of a block up to which each group's count before each moment is tabled
+TABLE_MAX = 1 << 22  # groups x moments of a block up to which its groups' sessions before each moment are tabled
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,43 @@ class Evidence:
         its spread there: nearly all of it is switches, as the groups see it."""
         out: npt.NDArray[np.bool_] = (self.within > 1e-12) & (self.apart < SHARE_MIN * self.within - 1e-12)
         return out
+
+
+@dataclass(frozen=True)
+class BlockTables:
+    """A time block's sessions by baseline group, told once for every set of its injections (`block_tables`): each
+    group's size, each session's place in its group (`rank`), and per moment t and group g (moments x groups) the
+    share of its sessions before t (`before`: n0 / n) and the spread of a step from t within it (`spread`:
+    n0 (n - n0) / n) when moments x groups are at most TABLE_MAX; else the sessions by (group, session) (`by_group`:
+    group * (sessions + 1) + session) and each group's first there."""
+
+    size: IntArray
+    rank: IntArray
+    before: FloatArray | None
+    spread: FloatArray | None
+    by_group: IntArray
+    group_start: IntArray
+
+
+def block_tables(group: IntArray) -> BlockTables:
+    """`BlockTables` of a block whose sessions' baseline groups are `group` (codes 0..)."""
+    m = len(group)
+    stride = m + 1
+    n_groups = int(group.max()) + 1 if m else 0
+    size = np.bincount(group, minlength=n_groups).astype(np.int64)
+    group_start = np.concatenate([[0], np.cumsum(size)[:-1]]).astype(np.int64)
+    by_group = np.sort(group.astype(np.int64) * stride + np.arange(m))
+    rank = np.empty(m, dtype=np.int64)
+    rank[by_group % stride] = np.arange(m) - group_start[by_group // stride]
+    if n_groups * stride > TABLE_MAX:
+        return BlockTables(size, rank, None, None, by_group, group_start)
+    n0 = np.zeros((stride, n_groups), dtype=np.float64)
+    n0[np.arange(1, stride), group] = 1.0
+    np.cumsum(n0, axis=0, out=n0)  # counts below 2**53: exact
+    n = np.maximum(size, 1).astype(np.float64)
+    spread = n0 * (n - n0) / n
+    n0 /= n
+    return BlockTables(size, rank, n0, spread, by_group, group_start)
 
 
 def left_by_fit(
@@ -112,14 +152,19 @@ def left_by_fit(
 
 def evidence(blocks: Iterable[tuple[int, IntArray, IntArray, IntArray]], n_columns: int) -> Evidence:
     """`Evidence` from the time blocks one at a time (`blocks`: each block's first session's position in the log, its
-    sessions' groups, and its injections as (session within the block, column) pairs, each pair once)."""
+    sessions' groups, and its injections as (session within the block, column) pairs, each pair once; a block may
+    come in sets of its columns, told with the same array of its groups, whose `block_tables` are made once)."""
     within, apart = np.zeros(n_columns), np.zeros(n_columns)
     taken, at, on = np.zeros(n_columns), np.full(n_columns, -1, dtype=np.int64), np.zeros(n_columns, dtype=bool)
+    tables, last = None, None
     for start, group, row, col in blocks:
-        b_within, b_apart, b_at, b_on = block_split(group, row, col, n_columns)
+        if tables is None or last is not group:  # the sets of one block's injections share its groups' array
+            tables, last = block_tables(group), group
+        b_within, b_apart, b_at, b_on = block_split(group, row, col, n_columns, tables)
         within += b_within
         apart += b_apart
-        better = (b_within - b_apart > taken) | ((at < 0) & (b_within > 0))
+        # the block whose step takes the most; of equal ones (to 1e-11 of the spread: rounding apart) the earliest
+        better = (b_within - b_apart > taken + 1e-11 * within) | ((at < 0) & (b_within > 0))
         taken[better] = (b_within - b_apart)[better]
         at[better] = start + b_at[better]
         on[better] = b_on[better]
@@ -127,85 +172,104 @@ def evidence(blocks: Iterable[tuple[int, IntArray, IntArray, IntArray]], n_colum
 
 
 def block_split(
-    group: IntArray, row: IntArray, col: IntArray, n_columns: int
+    group: IntArray, row: IntArray, col: IntArray, n_columns: int, tables: BlockTables | None = None
 ) -> tuple[FloatArray, FloatArray, IntArray, npt.NDArray[np.bool_]]:
-    """One time block (`group`: each of its sessions' baseline group; `row`, `col`: its injections): per column, the
-    spread within the groups where it varies, the least spread left once a step at one moment t (in the baseline of
-    every group where it varies, by the same amount: a baseline change in time) is fitted beside the groups' means,
-    that t (the step's first session, within the block), and whether the column is the more injected from t on.
-    The moment is sought at each injection's session and the one after it (the ends of the runs where nothing
-    changes but the share of sessions before t)."""
+    """One time block (`group`: each of its sessions' baseline group; `row`, `col`: its injections; `tables`: the
+    block's `block_tables`, made here if not told): per column, the spread within the groups where it varies, the
+    least spread left once a step at one moment t (in the baseline of every group where it varies, by the same
+    amount: a baseline change in time) is fitted beside the groups' means, that t (the step's first session, within
+    the block), and whether the column is the more injected from t on. The moment is sought at each injection's
+    session and the one after it (the ends of the runs where nothing changes but the share of sessions before t);
+    of moments that take the same (to 1e-11 of the spread: rounding apart), the earliest."""
     m = len(group)
     within, apart = np.zeros(n_columns), np.zeros(n_columns)
     at, on = np.zeros(n_columns, dtype=np.int64), np.zeros(n_columns, dtype=bool)
     if m == 0 or len(row) == 0:
         return within, apart, at, on
-    n_groups = int(group.max()) + 1
-    size = np.bincount(group, minlength=n_groups)
-    # the pairs (column, group) where the column varies, and their injections sorted by (column, group, session)
-    key = col.astype(np.int64) * n_groups + group[row]
-    k = np.bincount(key, minlength=n_columns * n_groups)
-    varying = (k > 0) & (k < np.tile(size, n_columns))
+    tb = block_tables(group) if tables is None else tables
+    size, stride, n_groups = tb.size, m + 1, len(tb.size)
+    entry = np.sort(col.astype(np.int64) * stride + row)  # by (column, session)
+    e_col, e_row = entry // stride, entry % stride
+    new = np.concatenate([[True], e_col[1:] != e_col[:-1]])
+    cols, local = e_col[new], np.cumsum(new) - 1  # the columns told, coded 0..
+    # the pairs (column, group) where the column varies: k of its n sessions injected, 0 < k < n
+    key = local * n_groups + group[e_row]
+    k = np.bincount(key, minlength=len(cols) * n_groups)
+    varying = (k > 0) & (k < np.tile(size, len(cols)))
     pair = np.flatnonzero(varying)
     if not len(pair):
         return within, apart, at, on
-    np.add.at(within, pair // n_groups, k[pair] * (size[pair % n_groups] - k[pair]) / size[pair % n_groups])
-    apart[:] = within
+    pair_col, pair_g, pair_k = pair // n_groups, pair % n_groups, k[pair]
+    spread = np.bincount(pair_col, weights=pair_k * (size[pair_g] - pair_k) / size[pair_g], minlength=len(cols))
+    within[cols], apart[cols] = spread, spread
+    # its injections in those groups; the moments: each one's session e and the one after it. A step from t, each
+    # indicator centred in its group, summed over the groups where the column varies: the products
+    # sum_g k_g n0_g / n_g - (its injections before t), the step's squares sum_g n0_g (n_g - n0_g) / n_g. From e to
+    # e + 1 only e's group gains a session before t (its place there: r of n), and one injection: the products
+    # gain k / n - 1, the squares ((r + 1) (n - r - 1) - r (n - r)) / n = (n - 2 r - 1) / n
     keep = varying[key]
-    stride = m + 1
-    entry_sorted = np.sort(key[keep] * stride + row[keep])  # by (column, group, session)
-    e_key, e_row = entry_sorted // stride, entry_sorted % stride
-    # each group's sessions before each moment (a table when small, else a search of the sessions by group)
-    table = None
-    if n_groups * stride <= TABLE_MAX:
-        table = np.zeros((n_groups, stride), dtype=np.int64)
-        table[group, np.arange(1, stride)] = 1
-        np.cumsum(table, axis=1, out=table)
-    session_sorted = np.sort(group.astype(np.int64) * stride + np.arange(m))
-    group_start = np.concatenate([[0], np.cumsum(size)[:-1]])
-    # candidate moments per column: each injection's session and the one after it
-    cand = np.concatenate([(e_key // n_groups) * stride + e_row, (e_key // n_groups) * stride + e_row + 1])
-    cand.sort()
-    cand = cand[np.concatenate([[True], cand[1:] != cand[:-1]])]
-    cand_col, cand_t = cand // stride, cand % stride
-    pair_col = pair // n_groups
-    first_pair = np.searchsorted(pair_col, np.arange(n_columns))
-    pairs_of = np.bincount(pair_col, minlength=n_columns)
-    per_cand = pairs_of[cand_col]
-    pair_base = np.searchsorted(entry_sorted, pair * stride)  # each pair's first injection
-    cov, var = np.zeros(len(cand)), np.zeros(len(cand))
-    for lo, hi in _chunks(per_cand, PAIR_CHUNK):
-        reps = per_cand[lo:hi]
-        c_index = np.repeat(np.arange(lo, hi), reps)
-        offset = np.arange(len(c_index)) - np.repeat(np.cumsum(reps) - reps, reps)
-        index = first_pair[cand_col[c_index]] + offset
-        p = pair[index]
-        g, t = p % n_groups, cand_t[c_index]
-        n0 = table[g, t] if table is not None else np.searchsorted(session_sorted, g * stride + t) - group_start[g]
-        k0 = np.searchsorted(entry_sorted, p * stride + t) - pair_base[index]
-        n, n1 = size[g], size[g] - n0
-        # the step's indicator (1 from t on) and the column's, each centred in its group: their products and the
-        # step's squares, summed over the groups
-        cov[lo:hi] = np.bincount(c_index - lo, weights=(k[p] - k0) - k[p] * n1 / n, minlength=hi - lo)
-        var[lo:hi] = np.bincount(c_index - lo, weights=n0 * n1 / n, minlength=hi - lo)
-    taken = np.where(var > 0, cov**2 / np.maximum(var, 1e-300), 0.0)
-    # the most taken per column (ties: the earliest moment), and which side is the more injected there
-    order = np.lexsort((cand_t, -taken, cand_col))
-    first = order[np.concatenate([[True], cand_col[order][1:] != cand_col[order][:-1]])]
-    cols = cand_col[first]
-    apart[cols] = np.maximum(within[cols] - taken[first], 0.0)
-    at[cols] = cand_t[first]
-    on[cols] = cov[first] > 0
+    e_local, e_row, e_key = local[keep], e_row[keep], key[keep]
+    cov, var = _step_sums(tb, stride, e_local, e_row, pair_col, pair_g, pair_k.astype(np.float64))
+    first_of = np.flatnonzero(np.concatenate([[True], e_local[1:] != e_local[:-1]]))  # each column's first
+    cov -= np.arange(len(e_local)) - np.repeat(first_of, np.diff(np.append(first_of, len(e_local))))
+    n = size[group[e_row]]
+    both = np.empty((len(e_row), 2))  # the moments in time order per column: e, e + 1, e', e' + 1, ...
+    both[:, 0], both[:, 1] = cov, cov + k[e_key] / n - 1.0
+    cov = both.ravel()
+    both = np.empty((len(e_row), 2))
+    both[:, 0], both[:, 1] = var, var + (n - 2 * tb.rank[e_row] - 1) / n
+    var = both.ravel()
+    t = np.repeat(e_row, 2)
+    t[1::2] += 1
+    taken = np.where(var > 0, cov**2 / np.where(var > 0, var, 1.0), 0.0)
+    # per column the earliest moment taking the most
+    starts = 2 * first_of
+    best, seg_col = np.maximum.reduceat(taken, starts), e_local[first_of]
+    near = taken >= np.repeat(best - 1e-11 * spread[seg_col], np.diff(np.append(starts, len(t))))
+    first = np.minimum.reduceat(np.where(near, np.arange(len(t)), len(t)), starts)
+    told = cols[seg_col]
+    apart[told] = np.maximum(within[told] - taken[first], 0.0)
+    at[told] = t[first]
+    on[told] = cov[first] > 0
     return within, apart, at, on
 
 
-def _chunks(weights: IntArray, limit: int) -> list[tuple[int, int]]:
-    """Consecutive ranges of indices whose weights add up to about `limit` (each at least one index)."""
-    total = np.cumsum(weights)
-    out, lo = [], 0
-    while lo < len(weights):
-        done = total[lo - 1] if lo else 0
-        hi = max(int(np.searchsorted(total, done + limit, side="right")), lo + 1)
-        out.append((lo, hi))
-        lo = hi
-    return out
+def _step_sums(
+    tb: BlockTables,
+    stride: int,
+    cand_col: IntArray,
+    cand_t: IntArray,
+    pair_col: IntArray,
+    pair_g: IntArray,
+    pair_k: FloatArray,
+) -> tuple[FloatArray, FloatArray]:
+    """Per moment (its column `cand_col`, its time `cand_t`): sum_g k_g n0_g / n_g and sum_g n0_g (n_g - n0_g) / n_g
+    over the (column, group) pairs where its column varies (`pair_*`, by column): the i-th group of every moment's
+    column at a time (the moments of the columns with the most groups first), work and memory in proportion to the
+    moments. (Dot products of the tables' rows with each column's k per group took as long at 7 groups.)"""
+    n_local, n_groups = int(pair_col[-1]) + 1, len(tb.size)
+    first_pair = np.searchsorted(pair_col, np.arange(n_local))
+    count = np.bincount(pair_col, minlength=n_local)[cand_col]
+    order = None if count.min() == count.max() else np.argsort(-count, kind="stable")
+    if order is not None:
+        count, cand_col, cand_t = count[order], cand_col[order], cand_t[order]
+    base = first_pair[cand_col]
+    cov, var = np.zeros(len(count)), np.zeros(len(count))
+    for i in range(int(count[0])):
+        active = int(np.searchsorted(-count, -i))  # those with more than i groups
+        p = base[:active] + i
+        g, t = pair_g[p], cand_t[:active]
+        if tb.before is not None and tb.spread is not None:
+            flat = t * n_groups + g
+            cov[:active] += pair_k[p] * tb.before.ravel()[flat]
+            var[:active] += tb.spread.ravel()[flat]
+        else:
+            n = tb.size[g]
+            n0 = np.searchsorted(tb.by_group, g * stride + t) - tb.group_start[g]
+            cov[:active] += pair_k[p] * (n0 / n)
+            var[:active] += n0 * (n - n0) / n
+    if order is None:
+        return cov, var
+    out_cov, out_var = np.empty_like(cov), np.empty_like(var)
+    out_cov[order], out_var[order] = cov, var
+    return out_cov, out_var
