@@ -239,11 +239,14 @@ def fit_columns(design: Design, *, solver: str = "auto") -> Fitted:
     sets = [labels == k for k in range(int(labels.max()) + 1)] if (labels >= 0).any() else [~tied]
     common = [_common_prior(op, chosen * sizes, lam0 - weak, free) for chosen in sets]
     prior = np.where(free, weak, lam0)
-    fit = fit_robust(op, y, prior, dense=dense, hoods=hoods, common=common)
     holds = [_prior_holds_mean(op, pin, prior) for pin in common]
+    # each lesson of a draw whose mean the prior holds is read as its effect against the draw's average, the
+    # contrast the log identifies: its estimate and variance that contrast's (`against`), not the pinned b_j's
+    held = [chosen for chosen, holds_it in zip(sets, holds, strict=True) if holds_it]
+    fit = fit_robust(op, y, prior, dense=dense, hoods=hoods, common=common, against=held, sizes=sizes)
     pinned = np.zeros(len(columns), dtype=bool)
-    for chosen, held in zip(sets, holds, strict=True):
-        pinned |= chosen & held
+    for chosen in held:
+        pinned |= chosen
     # with the robust variance in place of the model's, the data must still cut the prior sd as much
     # (a lesson whose few sessions are far noisier than the rest is not identified by them)
     var = np.maximum(fit.var, fit.model_var)
@@ -417,10 +420,11 @@ def _together(design: Design, members: tuple[int, ...]) -> tuple[tuple[int, int]
 
 
 def joint_interval(fitted: Fitted, c: int, n_with: int, n_without: int) -> Interval:
-    """Column c's joint effect: the fit's coefficient, the larger of the robust and the model variance."""
+    """Column c's joint effect: the fit's coefficient (a drawn lesson's against its draw's average, `against`), the
+    larger of the robust and the model variance."""
     assert fitted.fit is not None
     return Interval(
-        float(fitted.fit.coef[c]), math.sqrt(float(fitted.var[c])), float(fitted.fit.df[c]), n_with, n_without
+        float(fitted.fit.estimate[c]), math.sqrt(float(fitted.var[c])), float(fitted.fit.df[c]), n_with, n_without
     )
 
 

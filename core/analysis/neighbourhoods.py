@@ -44,19 +44,35 @@ class Neighbourhoods:
     block: FloatArray
     ranks: IntArray | None = None
 
-    def inverse_diagonal(self, penalty: FloatArray) -> FloatArray:
-        """[(A_NN + L_NN)^-1]_00 per column: the neighbourhood estimate of [(A + L)^-1]_jj."""
-        valid = self.index >= 0
-        safe = np.where(valid, self.index, 0)
+    def inverse_diagonal(self, penalty: FloatArray, pins: FloatArray | None = None) -> FloatArray:
+        """[(A_NN + L_NN)^-1]_00 per column: the neighbourhood estimate of [(A + L)^-1]_jj. `pins`: rank-one
+        penalties c u u' of the fit as columns sqrt(c) u (p x pins), each restricted to the neighbourhood: a draw's
+        pin (core/analysis/claims.py `_common_prior`) holds the direction the data do not see, which a neighbourhood
+        holding the draw has too; left out, its lessons' variances read that direction's weak prior alone."""
+        rhs = np.zeros(self.index.shape)
+        rhs[:, 0] = 1.0
+        return self.quadratic_forms(np.arange(len(self.index)), rhs, penalty, pins)
+
+    def quadratic_forms(
+        self, columns: IntArray, rhs: FloatArray, penalty: FloatArray, pins: FloatArray | None = None
+    ) -> FloatArray:
+        """c' (A_NN + L_NN + pins on N)^-1 c per column of `columns`, c its row of `rhs` on its neighbourhood N
+        (in `index` order; the neighbourhood estimate of c' (A + L + pins)^-1 c)."""
         m = self.block.shape[1]
         eye = np.eye(m)[None, :, :]
-        pen = np.where(valid, penalty[safe], 1.0)  # padding: an identity row, decoupled
-        out = np.empty(len(self.index))
-        for lo in range(0, len(out), SOLVE_CHUNK):  # a copy of the blocks a chunk at a time, not of all
-            sub = self.block[lo : lo + SOLVE_CHUNK] + eye * pen[lo : lo + SOLVE_CHUNK, :, None]
-            rhs = np.zeros((len(sub), m, 1))
-            rhs[:, 0, 0] = 1.0
-            out[lo : lo + SOLVE_CHUNK] = np.linalg.solve(sub, rhs)[:, 0, 0]
+        out = np.empty(len(columns))
+        for lo in range(0, len(columns), SOLVE_CHUNK):  # a copy of the blocks a chunk at a time, not of all
+            at = columns[lo : lo + SOLVE_CHUNK]
+            index = self.index[at]
+            valid = index >= 0
+            safe = np.where(valid, index, 0)
+            pen = np.where(valid, penalty[safe], 1.0)  # padding: an identity row, decoupled
+            sub = self.block[at] + eye * pen[:, :, None]
+            if pins is not None and pins.shape[1]:
+                u = np.where(valid[:, :, None], pins[safe], 0.0)
+                sub += np.einsum("biq,bjq->bij", u, u)
+            c = rhs[lo : lo + SOLVE_CHUNK]
+            out[lo : lo + SOLVE_CHUNK] = np.einsum("bi,bi->b", c, np.linalg.solve(sub, c[:, :, None])[:, :, 0])
         return out
 
     @cached_property

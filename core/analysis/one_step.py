@@ -138,7 +138,7 @@ def _one_step(
     n_without = per_pair(np.where(varies, n_all - count, 0.0))
     with np.errstate(divide="ignore", invalid="ignore"):
         vif = np.maximum(fit.inverse_diag * fit.gram_diag, 1.0)
-        estimate = fit.coef[:, None] + num / ss
+        estimate = fit.estimate[:, None] + num / ss  # (a drawn lesson's against its draw's average)
         var = vif[:, None] * meat / (ss * ss)
     return estimate, var, n_with, n_without
 

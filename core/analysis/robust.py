@@ -27,11 +27,12 @@ sessions is itself uncertain.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
 
+from lesson_credit.core.analysis.against import dense_contrasts, neighbourhood_contrasts, offsets, weights
 from lesson_credit.core.analysis.joint import NOISE_MIN
 from lesson_credit.core.analysis.joint_ops import Centred, conjugate_gradients
 from lesson_credit.core.analysis.neighbourhoods import Neighbourhoods, neighbourhoods
@@ -58,6 +59,14 @@ class RobustFit:
     weight: FloatArray  # r_i^2 / (1 - h_i) (n,)
     noise_var: float  # sigma_u^2 = |r|^2 / (n' - trace(A M))
     dense: bool
+    # per column, what its estimate takes from `coef`: a drawn lesson's draw's average (core/analysis/against.py,
+    # whose contrast its variances then are); None: nothing
+    offset: FloatArray | None = None
+
+    @property
+    def estimate(self) -> FloatArray:
+        """Each column's estimate: its coefficient, a drawn lesson's against its draw's average (`offset`)."""
+        return self.coef if self.offset is None else self.coef - self.offset
 
 
 def effective_df(op: Centred) -> FloatArray:
@@ -76,14 +85,19 @@ def fit_robust(
     dense: bool,
     hoods: Neighbourhoods | None = None,
     common: Sequence[tuple[FloatArray, float]] = (),
+    against: Sequence[npt.NDArray[np.bool_]] = (),
+    sizes: FloatArray | None = None,
 ) -> RobustFit:
     """The fit of centred rewards `y` with the diagonal `penalty` plus, per (u, c) of `common`, the
-    rank-one penalty c u u' (a prior on the mean of the columns u spans, one per draw; see `claims`)."""
+    rank-one penalty c u u' (a prior on the mean of the columns u spans, one per draw; see `claims`). `against`:
+    the draws whose columns are read against their average (`_against_average`; `sizes`: each column's
+    lessons)."""
     b = np.asarray(op.xt @ y, dtype=np.float64)
     diag = op.gram_diag()
     n_eff = op.n - op.rank
     us = np.column_stack([u for u, _ in common]) if common else np.zeros((op.p, 0))
     cs = np.array([c for _, c in common], dtype=np.float64)
+    sizes = sizes if sizes is not None else np.ones(op.p)
     if dense:
         linalg = scipy_linalg("the robust fit")
 
@@ -100,7 +114,11 @@ def fit_robust(
         coef, _ = conjugate_gradients(
             lambda v: op.gram_apply(v) + penalty * v + us @ (cs * (us.T @ v)), b, hoods.preconditioner(penalty)
         )
-        inv_diag = hoods.inverse_diagonal(penalty)  # the rank-one terms left out: a slight overestimate
+        pins = us * np.sqrt(cs)[None, :]
+        inv_diag = hoods.inverse_diagonal(penalty, pins)  # (each pin on the neighbourhood)
+        if against:  # a drawn lesson's contrast: the direction the data do not see adds nothing to A M's trace
+            inner = neighbourhood_contrasts(hoods, penalty, pins, weights(against, sizes), sizes)
+            inv_diag = np.where(np.isfinite(inner), np.maximum(inner, 0.0), inv_diag)
         r = y - op.apply(coef)
         h = _leverage_diagonal(op, inv_diag)
         trace = float(np.sum(diag * inv_diag))
@@ -113,7 +131,32 @@ def fit_robust(
     else:
         var = inv_diag * op.centred_sums(d, 2) / np.maximum(diag, 1e-300)
     df = np.minimum(effective_df(op), max(n_eff - trace, 1.0))
-    return RobustFit(coef, np.maximum(var, 0.0), noise * inv_diag, df, inv_diag, diag, r, d, noise, dense)
+    fit = RobustFit(coef, np.maximum(var, 0.0), noise * inv_diag, df, inv_diag, diag, r, d, noise, dense)
+    return _against_average(fit, against, sizes, (m, g) if dense else None) if against else fit
+
+
+def _against_average(
+    fit: RobustFit,
+    sets: Sequence[npt.NDArray[np.bool_]],
+    sizes: FloatArray,
+    dense: tuple[FloatArray, FloatArray] | None,
+) -> RobustFit:
+    """`fit` with each column of `sets` (the draws whose mean the prior holds) read as its contrast against its
+    draw's average (core/analysis/against.py): `offset` s_j m, and, of a dense fit (`dense`: its M and G), its
+    variances (robust, model, M's diagonal) c_j's (an iterative fit read them on the neighbourhoods as c_j's)."""
+    w = weights(sets, sizes)
+    offset = offsets(fit.coef, w, sizes)
+    if dense is None:
+        return replace(fit, offset=offset)
+    inner, sandwich = dense_contrasts(*dense, (fit.inverse_diag, fit.var), w, sizes)
+    drawn = np.isfinite(inner)
+    return replace(
+        fit,
+        var=np.where(drawn, np.maximum(sandwich, 0.0), fit.var),
+        model_var=np.where(drawn, fit.noise_var * np.maximum(inner, 0.0), fit.model_var),
+        inverse_diag=np.where(drawn, np.maximum(inner, 0.0), fit.inverse_diag),
+        offset=offset,
+    )
 
 
 def _baseline_leverage(op: Centred) -> FloatArray:
