@@ -79,7 +79,7 @@ def passed_over(index: LogIndex, n_sessions: int) -> dict[int, frozenset[int]]:
         if selection.session_id is not None:
             by_id.setdefault(selection.session_id, []).append((line, selection))
     lines = index.session_lines.view()[:n_sessions]
-    arm_of: dict[str, int | None] = {}  # found by the arm they name, in whichever Unicode form the selection spelled
+    arm_of: dict[str, int | None] = {}  # each lesson's arm, found by the form the rule keys it by
     out: dict[int, frozenset[int]] = {}
     for session_id, row in index.lookup.rows_of(list(by_id)).items():
         if row >= n_sessions:
@@ -93,15 +93,12 @@ def passed_over(index: LogIndex, n_sessions: int) -> dict[int, frozenset[int]]:
 
 
 def _passed(selection: SelectionEvent, arm_of: dict[str, int | None], index: LogIndex) -> frozenset[int]:
-    """The arms `selection` had as candidates (or gave a propensity) and did not choose; none when it chose nothing
-    (no draw) or every candidate."""
-    offered = {*selection.candidates, *selection.propensity}
-    if not selection.selected or len(selection.selected) >= len(offered):
-        return frozenset()
-    for lesson in offered.union(selection.selected).difference(arm_of):
+    """The arms `selection` had as candidates (or gave a propensity) and did not choose (`SelectionEvent.passed_over`,
+    the rule `record`'s warning applies too)."""
+    left = selection.passed_over()
+    for lesson in left.difference(arm_of):
         arm_of[lesson] = index.find_arm(lesson)
-    chosen = {arm_of[lesson] for lesson in selection.selected}
-    return frozenset(arm for arm in map(arm_of.__getitem__, offered) if arm is not None and arm not in chosen)
+    return frozenset(arm for lesson in left if (arm := arm_of[lesson]) is not None)
 
 
 # the last answer, for the index it was of (held weakly: a log read again is a new index, and the old one goes): a
