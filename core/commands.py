@@ -70,13 +70,12 @@ class Recording(Struct, frozen=True):
         named = {arm_key(b.lesson_id) for b in self.breakdowns}
         return [lesson_id for lesson_id in selected if one_form(lesson_id) not in named]
 
-    def passed_over(self, candidates: Collection[str], selected: Sequence[str]) -> list[str]:
-        """The lessons this record names, not as included during the session, that its selection had among its
-        `candidates` and did not choose (`selected`; both as the log's reader read them): the log reads them as
-        included during the session (core/log/unchosen.py)."""
-        if not selected:  # a selection that chose nothing says no draw (core/log/unchosen.py)
-            return []
-        passed = {one_form(lesson_id) for lesson_id in candidates} - {one_form(lesson_id) for lesson_id in selected}
+    def passed_over(self, selection: log_events.SelectionEvent | None) -> list[str]:
+        """The lessons this record names, not as included during the session, that `selection` (its session's latest,
+        as the log's reader read it) had among its candidates and did not choose (`SelectionEvent.passed_over`, the
+        rule the log's reading applies too): the log reads them as included during the session
+        (core/log/unchosen.py)."""
+        passed = frozenset[str]() if selection is None else selection.passed_over()
         during = {arm_key(lesson_id) for lesson_id in self.during}
         keys = [(arm_key(b.lesson_id), b.lesson_id) for b in self.breakdowns]
         return [lesson_id for key, lesson_id in keys if key in passed and key not in during]

@@ -24,9 +24,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from lesson_credit.core.analysis.effects import Candidacy
-from lesson_credit.core.log.events import SelectionEvent
 from lesson_credit.core.log.index import LogIndex
 from lesson_credit.core.log.snapshot import FoldData
+from lesson_credit.core.log.unchosen import session_selections
 
 
 @dataclass(frozen=True)
@@ -38,21 +38,13 @@ class Candidacies:
 def candidacies_of(index: LogIndex, data: FoldData) -> Candidacies:
     """The candidacies of a log read into `index` (whose snapshot is `data`)."""
     n_sessions = data.n_sessions
-    lines = index.session_lines.view()[:n_sessions]
-    chosen: dict[int, tuple[int, SelectionEvent]] = {}  # row -> (line, its selection)
-    for line, selection in index.selections:
-        row = index.row_of(selection.session_id or "")
-        if row is None or row >= n_sessions or line > int(lines[row]):
-            continue
-        known = chosen.get(row)
-        if known is None or line > known[0]:
-            chosen[row] = (line, selection)
+    chosen = session_selections(index, n_sessions)  # row -> its latest selection before its record (as unchosen.py)
     out: dict[tuple[int, int], float] = {}
     starts = data.session_start
     before = np.ones(len(data.entry_arm), dtype=bool)  # entries injected before their session (not "during")
     before[data.during[data.during < len(before)]] = False
     unfollowed: dict[int, set[int | None]] = {}  # row -> arms its selection chose that its record did not inject
-    for row, (_, selection) in chosen.items():
+    for row, selection in chosen.items():
         start, stop = int(starts[row]), int(starts[row + 1])
         recorded = set(data.entry_arm[start:stop][before[start:stop]].tolist())
         unfollowed[row] = {index.find_arm(lesson_id) for lesson_id in selection.selected} - recorded
@@ -72,8 +64,7 @@ def candidacies_of(index: LogIndex, data: FoldData) -> Candidacies:
             if stored is not None and 0.0 <= stored <= 1.0:
                 out[(row, arm)] = stored
     covered = np.zeros(n_sessions, dtype=bool)
-    for row, _ in out:
-        covered[row] = True
+    covered[np.fromiter((row for row, _ in out), dtype=np.int64, count=len(out))] = True
     graded = ~np.isnan(data.base)
     items = tuple(Candidacy(row, arm, p) for (row, arm), p in sorted(out.items()))
     return Candidacies(items, int((graded & ~covered).sum()))

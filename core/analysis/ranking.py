@@ -35,8 +35,9 @@ BoolArray = npt.NDArray[np.bool_]
 # tied in correlation chosen by their sessions, not by the order lessons first appear in the log (the sds); 8: a
 # lesson on in every session of some time blocks and in none of the others, which the baselines take all of, at 0; 9:
 # one whose variation is nearly all one switch per block (a stray injection before it, a gap after it) at 0 too; 10:
-# a lesson the session's selection did not choose is read as included during the session (core/log/unchosen.py)
-EFFECTS_VERSION = 10
+# a lesson the session's selection did not choose is read as included during the session (core/log/unchosen.py); 11:
+# also where the selection chose a lesson that was no candidate, or one lesson in two spellings
+EFFECTS_VERSION = 11
 
 
 def timed_arms(design: Design) -> BoolArray:

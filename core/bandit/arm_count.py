@@ -135,12 +135,35 @@ class _Scan:
             else:
                 ends = np.flatnonzero(after[i:] == 1)
                 stop = i + int(ends[0]) if len(ends) else len(at)
-                self.arms += int(np.count_nonzero((kinds[i:stop] == COLON) & (before[i:stop] == 2)))
-                if self.arms > self.limit:
-                    self.told = True
-                elif len(ends):
+                self._members(kinds[i:stop], before[i:stop], 2)
+                if self.told is None and len(ends):
                     self.told, self.whole = False, True
                 i = stop
+
+    def _members(self, kinds: np.ndarray, before: np.ndarray, depth: int) -> None:
+        """Count the members of the objects `depth` levels in (their colons; `kinds` and the depth `before` each mark):
+        told once past the limit."""
+        import numpy as np
+
+        self.arms += int(np.count_nonzero((kinds == COLON) & (before == depth)))
+        if self.arms > self.limit:
+            self.told = True
+
+    def counted(self, pieces: Iterable[bytes | memoryview]) -> int:
+        """Scan `pieces` (in order) until told: what `count_arms` (or `count_members`, for `_Members`) returns."""
+        read = bytearray()  # (for `json_so_far`: held once)
+        for piece in pieces:
+            self.read(piece)
+            read += piece
+            if self.told is not None:
+                if self.told and not json_so_far(read):
+                    return -1  # (the decode says where it is not JSON, as of any file)
+                return self.arms if self.told or self.whole else -1
+        return self.untold()
+
+    def untold(self) -> int:
+        """The count when the bytes end before it is told: none (the file ended inside the arms object)."""
+        return -1
 
     def _key_before(self, piece: bytes | memoryview, quotes: np.ndarray, colon: int) -> str | None:
         """The top-level key whose colon is at `colon` (in `piece`): the string just before it, decoded when it is
@@ -169,16 +192,7 @@ def count_arms(pieces: Iterable[bytes | memoryview], limit: int) -> int:
     (the arms counted so far: it has at least as many), else all of them; -1 when they cannot be told (its bytes end
     first, or cannot be followed as a state file: see the module's docstring, or are not JSON as far as they were
     read: `json_so_far`)."""
-    scan = _Scan(limit)
-    read = bytearray()  # (for `json_so_far`: held once)
-    for piece in pieces:
-        scan.read(piece)
-        read += piece
-        if scan.told is not None:
-            if scan.told and not json_so_far(read):
-                return -1  # (the decode says where it is not JSON, as of any file)
-            return scan.arms if scan.told or scan.whole else -1
-    return -1
+    return _Scan(limit).counted(pieces)
 
 
 class _Members(_Scan):
@@ -193,11 +207,10 @@ class _Members(_Scan):
         before: np.ndarray,
         after: np.ndarray,
     ) -> None:
-        import numpy as np
+        self._members(kinds, before, 1)
 
-        self.arms += int(np.count_nonzero((kinds == COLON) & (before == 1)))
-        if self.arms > self.limit:
-            self.told = True
+    def untold(self) -> int:
+        return self.arms  # (every member: the bytes ended, none past the limit)
 
 
 def count_members(pieces: Iterable[bytes | memoryview], limit: int) -> int:
@@ -205,14 +218,7 @@ def count_members(pieces: Iterable[bytes | memoryview], limit: int) -> int:
     (more than `limit`: at least as many), else all of them (0 for a document that is not an object); -1 when they
     cannot be told: bytes that are not JSON as far as they were read (`json_so_far`), or close more than they open.
     A key given twice counts twice (a decode keeps its last value)."""
-    scan = _Members(limit)
-    read = bytearray()  # (for `json_so_far`: held once)
-    for piece in pieces:
-        scan.read(piece)
-        read += piece
-        if scan.told is not None:
-            return scan.arms if scan.told and json_so_far(read) else -1
-    return scan.arms
+    return _Members(limit).counted(pieces)
 
 
 def bytes_have_more_members(raw: bytes, limit: int) -> bool:

@@ -114,6 +114,21 @@ class SelectionEvent(Struct, frozen=True):
     seed: int | None
     category: str | None = None  # the session's kind of work the draw was made for (a record without one takes it)
 
+    def passed_over(self) -> frozenset[str]:
+        """The lessons this selection had as candidates (its `candidates`, or a key of its `propensity`) and did not
+        choose, each as the log keys its arm (`one_form`: an id in either Unicode form is one arm); none when it chose
+        nothing (no draw: another tool's without `selected`, a k of 0, a dropout that withheld every lesson chosen).
+        docs/format.md §5.2 "Passed over": the one rule both `record`'s warning (core/commands.py) and the log's
+        reading for every estimate and `lint` (core/log/unchosen.py) apply."""
+        if not self.selected:
+            return frozenset()
+        return frozenset(_arm_keys({*self.candidates, *self.propensity}).difference(_arm_keys(set(self.selected))))
+
+
+def _arm_keys(lesson_ids: set[str]) -> set[str]:
+    """`lesson_ids` as the log keys their arms (`one_form`; an ASCII id is its own form, checked for all at once)."""
+    return lesson_ids if all(map(str.isascii, lesson_ids)) else {one_form(lesson_id) for lesson_id in lesson_ids}
+
 
 FileCounts = tuple[float, float, int, int]  # alpha, beta, total_selections, total_rewards of one key of a file
 

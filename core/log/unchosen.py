@@ -22,7 +22,7 @@ session with no selection event, keep the reading of an entry without a mark: ch
 from __future__ import annotations
 
 import weakref
-from typing import Protocol
+from typing import Any, Protocol
 
 import msgspec
 import numpy as np
@@ -65,54 +65,68 @@ def with_passed_over(index: LogIndex, data: FoldData) -> FoldData:
     return msgspec.structs.replace(data, during=merged)
 
 
-def passed_over(index: LogIndex, n_sessions: int) -> dict[int, frozenset[int]]:
-    """Row -> the arms its latest selection before its record had as candidates and did not choose, for each of the
-    first `n_sessions` rows that has one (a selection logged after the record did not choose what the record shows).
-    One pass: the selections' rows are found at once (the log's id index), and only each session's latest selection
-    before its record is read for its lessons."""
+def session_selections(index: LogIndex, n_sessions: int) -> dict[int, SelectionEvent]:
+    """Row -> its session's latest selection logged before its record, for each of the first `n_sessions` rows that
+    has one (docs/format.md §5.4: one selection counts per session, the last before its record; one logged after the
+    record did not choose what the record shows). What the passed-over reading and the IPW candidacies
+    (core/analysis/candidacy.py) both read: the selections decoded and matched to their rows once per log version
+    (the answer is shared: not to be changed). One pass: the selections' rows are found at once (the log's id
+    index); before, the candidacies looked each selection's row up on its own (19 s of CPU at 200,000 cached
+    sessions)."""
     key = (len(index.selections), n_sessions, index.lookup.stored)
-    known = _last
-    if known is not None and known[0]() is index and known[1] == key:
-        return known[2]
+    known: dict[int, SelectionEvent] | None = _recall(_SELECTIONS, index, key)
+    if known is not None:
+        return known
     by_id: dict[str, list[tuple[int, SelectionEvent]]] = {}  # session id -> its selections (line, event), in order
     for line, selection in index.selections:
         if selection.session_id is not None:
             by_id.setdefault(selection.session_id, []).append((line, selection))
     lines = index.session_lines.view()[:n_sessions]
-    arm_of: dict[str, int | None] = {}  # found by the arm they name, in whichever Unicode form the selection spelled
-    out: dict[int, frozenset[int]] = {}
+    out: dict[int, SelectionEvent] = {}
     for session_id, row in index.lookup.rows_of(list(by_id)).items():
-        if row >= n_sessions:
-            continue
-        recorded = int(lines[row])
-        before = [selection for line, selection in by_id[session_id] if line <= recorded]
-        if before and (left := _passed(before[-1], arm_of, index)):
-            out[row] = left
-    _remember(index, key, out)
+        if row < n_sessions:
+            recorded = int(lines[row])
+            before = [selection for line, selection in by_id[session_id] if line <= recorded]
+            if before:
+                out[row] = before[-1]
+    _keep(_SELECTIONS, index, key, out)
     return out
 
 
-def _passed(selection: SelectionEvent, arm_of: dict[str, int | None], index: LogIndex) -> frozenset[int]:
-    """The arms `selection` had as candidates (or gave a propensity) and did not choose; none when it chose nothing
-    (no draw) or every candidate."""
-    offered = {*selection.candidates, *selection.propensity}
-    if not selection.selected or len(selection.selected) >= len(offered):
-        return frozenset()
-    for lesson in offered.union(selection.selected).difference(arm_of):
-        arm_of[lesson] = index.find_arm(lesson)
-    chosen = {arm_of[lesson] for lesson in selection.selected}
-    return frozenset(arm for arm in map(arm_of.__getitem__, offered) if arm is not None and arm not in chosen)
+def passed_over(index: LogIndex, n_sessions: int) -> dict[int, frozenset[int]]:
+    """Row -> the arms its latest selection before its record had as candidates and did not choose
+    (`SelectionEvent.passed_over`, the rule `record`'s warning applies too), for each of the first `n_sessions` rows
+    that has one."""
+    key = (len(index.selections), n_sessions, index.lookup.stored)
+    known: dict[int, frozenset[int]] | None = _recall(_PASSED, index, key)
+    if known is not None:
+        return known
+    arm_of: dict[str, int | None] = {}  # each lesson's arm, found by the form the rule keys it by
+    out: dict[int, frozenset[int]] = {}
+    for row, selection in session_selections(index, n_sessions).items():
+        if left := selection.passed_over():
+            for lesson in left.difference(arm_of):
+                arm_of[lesson] = index.find_arm(lesson)
+            if arms := frozenset(arm for lesson in left if (arm := arm_of[lesson]) is not None):
+                out[row] = arms
+    _keep(_PASSED, index, key, out)
+    return out
 
 
-# the last answer, for the index it was of (held weakly: a log read again is a new index, and the old one goes): a
-# dashboard folds many times between appends, and the log only grows, so its number of selections, sessions and
+# the last answers, for the index they were of (held weakly: a log read again is a new index, and the old one goes):
+# a dashboard folds many times between appends, and the log only grows, so its number of selections, sessions and
 # cached rows say whether it moved
-_last: tuple[weakref.ref[object], tuple[int, int, int], dict[int, frozenset[int]]] | None = None
+_SELECTIONS, _PASSED = "selections", "passed"
+_kept: dict[str, tuple[weakref.ref[object], tuple[int, int, int], Any]] = {}
 
 
-def _remember(index: object, key: tuple[int, int, int], out: dict[int, frozenset[int]]) -> None:
-    global _last
-    _last = (weakref.ref(index), key, out)
+def _recall(name: str, index: object, key: tuple[int, int, int]) -> Any:
+    known = _kept.get(name)
+    return known[2] if known is not None and known[0]() is index and known[1] == key else None
+
+
+def _keep(name: str, index: object, key: tuple[int, int, int], value: object) -> None:
+    _kept[name] = (weakref.ref(index), key, value)
 
 
 def unchosen_entries(index: LogIndex, n_sessions: int) -> npt.NDArray[np.int64]:

@@ -177,8 +177,7 @@ class Writing(GptmeFiles):
                 )
             if gone := self._gone(new.left_out(selected)):
                 self.warnings.append(_gone_warning(session_id, gone))
-            candidates = () if selection is None else (*selection.candidates, *selection.propensity)
-            if passed := new.passed_over(candidates, selected):
+            if passed := new.passed_over(selection):
                 self.warnings.append(_passed_over_warning(session_id, passed))
             event = new.event(settings, propensity, timestamp or iso(self.clock()), selected)
             self.warnings.extend(self._append(event, locked=held))
