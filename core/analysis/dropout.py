@@ -124,8 +124,10 @@ def _read_regular(path: Path) -> bytes:
 
 def _file_lines(raw: bytes) -> list[bytes]:
     """A dropout file's lines; a byte order mark at its start is no data (its first line starts after it). One
-    anywhere else stays part of its line, which is then no JSON."""
-    return raw.removeprefix(BOM).splitlines()
+    anywhere else stays part of its line, which is then no JSON. NUL bytes leading a line with more after them are
+    no data either: a crash mid-append can leave the tail NUL padding (the size written, not the data), and gptme
+    appends its next line right after it, no newline first (docs/format.md §6). A line of NULs alone stays one."""
+    return [line.lstrip(b"\0") or line for line in raw.removeprefix(BOM).splitlines()]
 
 
 def read_dropout_logs(directory: Path, map_id: Callable[[str], str]) -> DropoutLog:

@@ -40,6 +40,9 @@ class Written(Struct, frozen=True):
     sessions: int | None
     created: str | None = None  # the file's `created` (gptme keeps it): another file in its place has its own
     records: Any = None  # what the file named as its rewards' records (interop.RECORDS_KEY): gptme's save drops it
+    # per key, its `last_updated` as written (None: a copy kept before copies held them): an arm gptme's bandit made
+    # again after its prune bears another (`increments`)
+    stamps: dict[str, str] | None = None
 
 
 def written_copy(payload: dict[str, Any]) -> bytes:
@@ -49,7 +52,8 @@ def written_copy(payload: dict[str, Any]) -> bytes:
         key: [arm["alpha"], arm["beta"], arm["total_selections"], arm["total_rewards"]] for key, arm in arms.items()
     }
     created = payload.get("created")
-    copy = {"arms": numbers, "total_sessions": file_sessions(payload), "created": created}
+    stamps = {key: arm["last_updated"] for key, arm in arms.items() if isinstance(arm.get("last_updated"), str)}
+    copy = {"arms": numbers, "total_sessions": file_sessions(payload), "created": created, "stamps": stamps}
     if not isinstance(created, str):
         copy["created"] = None
     if (records := payload.get(RECORDS_KEY)) is not None:
@@ -61,15 +65,16 @@ def read_written_copy(data: bytes) -> Written:
     """The numbers `written_copy` sealed (or an older copy's, of arms only); ValueError when it is
     damaged or not one."""
     try:
-        created = records = None
+        created = records = stamps = None
         if data.startswith(OLD_WRITTEN_MAGIC):
             numbers, sessions = msgspec.json.decode(unseal(OLD_WRITTEN_MAGIC, data)), None
         else:
             copy = msgspec.json.decode(unseal(WRITTEN_MAGIC, data))
             numbers, sessions, created = copy["arms"], int(copy["total_sessions"]), copy.get("created")
-            records = copy.get("records")
+            records, stamps = copy.get("records"), copy.get("stamps")
         arms = {str(key): (float(a), float(b), int(n), int(r)) for key, (a, b, n, r) in numbers.items()}
-        return Written(arms, sessions, created if isinstance(created, str) else None, records)
+        told = {str(key): str(stamp) for key, stamp in stamps.items()} if isinstance(stamps, dict) else None
+        return Written(arms, sessions, created if isinstance(created, str) else None, records, told)
     except (msgspec.DecodeError, TypeError, ValueError, AttributeError, KeyError) as exc:
         raise ValueError(f"not a copy of a state file ({exc})") from None
 
@@ -85,12 +90,19 @@ def sessions_added(state: dict[str, Any], written: Written) -> int:
 GPTME_NEW_ARM: Counts = (1.0, 1.0, 0, 0)  # an arm gptme's bandit creates starts at Beta(1, 1)
 
 
-def increments(state: dict[str, Any], written: dict[str, Counts], pruned: bool = False) -> dict[str, Counts]:
+def increments(
+    state: dict[str, Any],
+    written: dict[str, Counts],
+    pruned: bool = False,
+    made_again: MadeAgain | None = None,
+) -> dict[str, Counts]:
     """Per key, what another tool added to the state file since we wrote `written` (arms it did not
     change left out; an arm it created counts from Beta(1, 1)). InteropError (why, one line) when the
-    file is not `written` plus increments: an arm gone, a number that went down, a count not whole.
-    `pruned`: an arm gone is no refusal (the workspace's own file, whose arms gptme's `prune` drops: one never
-    selected, or not updated in 90 days, holds no update of gptme's, and the log holds ours)."""
+    file is not `written` plus increments: an arm gone, a number that went down, a count not whole, alpha or beta
+    moved with no selection (each update of gptme's adds one). `pruned`: an arm gone is no refusal (the workspace's
+    own file, whose arms gptme's `prune` drops: one never selected, or not updated in 90 days, holds no update of
+    gptme's, and the log holds ours). `made_again`: an arm gptme's bandit pruned, then made again (`MadeAgain`),
+    counts from Beta(1, 1)."""
     arms = state.get("arms")
     if not isinstance(arms, dict):
         raise InteropError("it has no 'arms' object")
@@ -106,10 +118,14 @@ def increments(state: dict[str, Any], written: dict[str, Counts], pruned: bool =
         if not isinstance(entry, dict):
             raise InteropError(f"arm {key} is not an object")
         was = written.get(key, GPTME_NEW_ARM)
-        now = [entry.get(name, default) for name, default in zip(_COUNT_KEYS, GPTME_NEW_ARM, strict=True)]
+        now = tuple(
+            arm_number(entry.get(name, default), name, key)
+            for name, default in zip(_COUNT_KEYS, GPTME_NEW_ARM, strict=True)
+        )
+        if made_again is not None and key in written and made_again.of(key, entry, was, now):
+            was = GPTME_NEW_ARM
         delta: list[float] = []
-        for name, before, value in zip(_COUNT_KEYS, was, now, strict=True):
-            number = arm_number(value, name, key)
+        for name, before, number in zip(_COUNT_KEYS, was, now, strict=True):
             step = 0.0 if math.isclose(number, before, rel_tol=1e-12, abs_tol=1e-12) else number - before
             if step < 0 or (name.startswith("total_") and (step != int(step) or step >= MAX_COUNT)):
                 raise InteropError(
@@ -117,9 +133,68 @@ def increments(state: dict[str, Any], written: dict[str, Counts], pruned: bool =
                     "of what lesson-credit wrote"
                 )
             delta.append(step)
+        if (delta[0] or delta[1]) and not delta[2]:  # (no update of gptme's bandit: each adds a selection)
+            raise InteropError(
+                f"{key} alpha went from {shown_number(was[0])} to {shown_number(now[0])} and beta from "
+                f"{shown_number(was[1])} to {shown_number(now[1])} with no selection added: not an update of gptme's "
+                "bandit on top of what lesson-credit wrote"
+            )
         if any(delta):
             added[key] = (delta[0], delta[1], int(delta[2]), int(delta[3]))
     return added
+
+
+class MadeAgain(Struct, frozen=True):
+    """Which arms of the workspace's own state file gptme's bandit pruned, then made again (docs/format.md §7
+    *Made again*): its `prune` drops an arm not updated in 90 days (or never selected), and a session of its own
+    drawing that lesson then makes it at Beta(1, 1) (`get_or_create_arm`) and updates it, so the arm holds gptme's
+    sessions alone. Told so (`of`) when gptme stamped it since we wrote it (`stamps`: per key, the stamp we wrote;
+    a key without one, a copy of before: only an arm that changed), its numbers are not ours plus whole updates (each
+    adds r to alpha, 1 - r to beta and one selection), and they are an arm gptme's bandit made: alpha + beta is 2 +
+    total_selections (its arms start at 1 and 1, and each update adds 1 in all, decay aside), with no more
+    selections than the sessions gptme counted since (`sessions`: each session selects an arm once)."""
+
+    stamps: dict[str, str]
+    sessions: int
+
+    def of(self, key: str, entry: dict[str, Any], was: tuple[float, ...], now: tuple[float, ...]) -> bool:
+        stamp = entry.get("last_updated")
+        if not isinstance(stamp, str) or not GPTME_STAMP.fullmatch(stamp):
+            return False
+        if (ours := self.stamps.get(key)) is not None and stamp == ours:
+            return False
+        if ours is None and _same_numbers(was, now):
+            return False
+        return self.fits(was, now)
+
+    def fits(self, was: tuple[float, ...], now: tuple[float, ...]) -> bool:
+        """Whether an arm gptme's bandit restamped, at `was` as we wrote it, now `now`, is one it made again."""
+        return not whole_updates(was, now) and gptme_made(now, self.sessions)
+
+
+def whole_updates(was: tuple[float, ...], now: tuple[float, ...]) -> bool:
+    """Whether the numbers `now` are `was` plus one or more updates of gptme's bandit (each: alpha + r, beta + 1 - r,
+    one selection, a reward when r > 0.5)."""
+    d_alpha, d_beta, d_n, d_r = (after - before for before, after in zip(was, now, strict=True))
+    tol = 1e-9 * max(1.0, abs(now[0]) + abs(now[1]))
+    return d_n >= 1 and d_alpha >= -tol and d_beta >= -tol and abs(d_alpha + d_beta - d_n) <= tol and 0 <= d_r <= d_n
+
+
+def gptme_made(now: tuple[float, ...], sessions: int) -> bool:
+    """Whether the numbers `now` are an arm gptme's bandit made at Beta(1, 1) and updated at most `sessions` times."""
+    alpha, beta, n, rewards = now
+    tol = 1e-9 * max(1.0, abs(alpha) + abs(beta))
+    return (
+        1 <= n <= sessions
+        and alpha >= 1 - tol
+        and beta >= 1 - tol
+        and abs(alpha + beta - 2 - n) <= tol
+        and (0 <= rewards <= n)
+    )
+
+
+def _same_numbers(was: tuple[float, ...], now: tuple[float, ...]) -> bool:
+    return all(math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-12) for a, b in zip(was, now, strict=True))
 
 
 _COUNT_KEYS = ("alpha", "beta", "total_selections", "total_rewards")

@@ -125,6 +125,13 @@ class EarlierCopies(StateFile):
         since = started_elsewhere(post, created, held)  # (a file gptme started: lacking a lesson the log names)
         imported = any(was == created for _, was in self._reader.index.prior_counts.files.values())
         since = None if stamped or imported else since  # (an arm stamped as ours, or imported: not gptme's fresh file)
+        logged = None if self.appended_at is None else late.sessions_before(self.appended_at)  # (the file's log)
+        logged = post.total_sessions if logged is None else logged
+        if since is not None:  # (if ours, written before row `since[0]`: it counted no more than the log then could)
+            logged = min(logged, int(np.count_nonzero(late.scored[: since[0]] >= 0)) + post.data.counted_sessions)
+        sessions = saved.sessions if saved is not None else min(interop.file_sessions(existing), logged)
+        own_file = path.resolve() == self.state_path.resolve()  # (gptme's prune there: an arm made again, below)
+        again = foreign.MadeAgain({}, interop.file_sessions(existing) - sessions)
         base: dict[str, foreign.Counts] = {}
         for key, entry in existing["arms"].items():
             counts = foreign.file_counts(existing, [key])[key]
@@ -144,15 +151,12 @@ class EarlierCopies(StateFile):
                 if not _same(now, i, last):  # (moved since: by another file's import, or before that file's write)
                     return Untold(f"{key} is not the log's (logged since gptme's update of it was)", told)
                 base[key] = last  # gptme's arm, logged from this file before: the log's since, as we wrote it
+            elif own_file and i is not None and _made_again(again, entry, post, i, counts):
+                pass  # gptme's arm made again after its prune: counted from Beta(1, 1) (not in `base`)
             elif i is not None and (named[i] or not _same(now, i, fresh)) and (since is None or not since[1][i]):
                 return Untold(f"{key} is not the log's (an update of a lesson the log has evidence of)", told)
             # else a lesson the log has no evidence of (before the file's first lesson missing, when gptme started
             # it: `started_elsewhere`): gptme's own arm, counted from Beta(1, 1) (not in `base`)
-        logged = None if self.appended_at is None else late.sessions_before(self.appended_at)  # (the file's log)
-        logged = post.total_sessions if logged is None else logged
-        if since is not None:  # (if ours, written before row `since[0]`: it counted no more than the log then could)
-            logged = min(logged, int(np.count_nonzero(late.scored[: since[0]] >= 0)) + post.data.counted_sessions)
-        sessions = saved.sessions if saved is not None else min(interop.file_sessions(existing), logged)
         return FileNumbers(where, created, base, sessions), frozenset(seen)
 
     def _rebuilt(self, state: dict[str, Any]) -> foreign.Written | str:
@@ -168,6 +172,8 @@ class EarlierCopies(StateFile):
         try:
             report = interop.read_import(self.state_path, self.library(), raw)
         except interop.InteropError:  # (no arm to tell, a bad number)
+            if state.get("arms") == {} and isinstance(state.get("created"), str):  # (gptme pruned every arm)
+                return foreign.Written({}, None, state["created"])  # (nothing of gptme's in it: its count kept)
             return ""
         found = self._earlier_copy(self.state_path, state, report)
         if isinstance(found, Untold):
@@ -270,6 +276,20 @@ def _rows_holding(items: tuple[str | None, ...], values: set[str]) -> list[int]:
     each value by `tuple.index` cost a full pass per value, 1.8 s at 100k sessions and 1,000 arms)."""
     found = values.intersection(items)
     return [row for row, item in enumerate(items) if item in found] if found else []
+
+
+def _made_again(again: foreign.MadeAgain, entry: dict[str, Any], post: Any, i: int, counts: foreign.Counts) -> bool:
+    """Whether arm `i` of the workspace's own file (`entry`, its numbers `counts`), not stamped as a write of ours
+    stamps it, is one gptme's bandit made again after its `prune` (`foreign.MadeAgain`): stamped by gptme's clock,
+    and not the log's numbers now plus whole updates (a write of ours left the log's numbers then; a session logged
+    since, this command's, over them: `MadeAgain` bounds the arm's selections by the sessions gptme counted)."""
+    stamp = entry.get("last_updated")
+    if not isinstance(stamp, str) or not foreign.GPTME_STAMP.fullmatch(stamp):
+        return False
+    ours = (float(post.alpha[i]), float(post.beta[i]), int(post.n[i]), int(post.rewarded[i]))
+    if ours == foreign.GPTME_NEW_ARM:  # (an arm of pending sessions alone: ours was gptme's Beta(1, 1) too)
+        return foreign.gptme_made(counts, again.sessions)
+    return again.fits(ours, counts)
 
 
 def _same(numbers: tuple[Any, Any, Any], i: int, counts: tuple[float, float, int, *tuple[int, ...]]) -> bool:

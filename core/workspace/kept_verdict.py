@@ -19,7 +19,9 @@ from lesson_credit.core.base.sealed import seal, unseal
 from lesson_credit.core.log.index import LogIndex
 from lesson_credit.core.log.snapshot import FoldData
 
-VERDICT_MAGIC = b"lesson-credit kept-verdict 7\n"  # 7: a session the log gave a result counts, whatever the settings
+# 7: a session the log gave a result counts, whatever the settings; 8: an arm gptme's bandit made again after its
+# prune is told (docs/format.md §7 *Made again*), where a verdict before kept the file
+VERDICT_MAGIC = b"lesson-credit kept-verdict 8\n"
 
 
 class Untold(str):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Iterable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +21,6 @@ import numpy as np
 from lesson_credit.core.bandit import increments as foreign
 from lesson_credit.core.bandit import interop
 from lesson_credit.core.bandit.arm_count import ARM_KEYS
-from lesson_credit.core.bandit.stamps import same_time
 from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.base.files import LockHeld, StoredUnread, reading_back
 from lesson_credit.core.base.ids import normalize_id, one_form
@@ -29,6 +29,7 @@ from lesson_credit.core.log import arm_names
 from lesson_credit.core.log.arm_names import past_cap_said
 from lesson_credit.core.log.events import GRADE, SESSION, encode
 from lesson_credit.core.log.store import StoreError
+from lesson_credit.core.workspace.key_choice import chosen_key
 from lesson_credit.core.workspace.late_evidence import stamped_now
 from lesson_credit.core.workspace.written_copies import WrittenCopies
 
@@ -225,8 +226,9 @@ class StateFile(WrittenCopies):
         mapper = interop.ArmMapper((lesson.id for lesson in self.library().lessons), self.library().roots)
         by_id: dict[str, foreign.Counts] = {}
         lessons: dict[str, str] = {}  # each key changed: its lesson
-        pruned = written is None  # (the own file: an arm gptme's prune dropped loses nothing)
-        for key, (a, b, n, r) in foreign.increments(state, found.arms, pruned).items():  # two keys of a lesson: both
+        pruned = written is None  # (the own file: an arm gptme's prune dropped loses nothing; one made again counts)
+        again = foreign.MadeAgain(found.stamps or {}, foreign.sessions_added(state, found)) if pruned else None
+        for key, (a, b, n, r) in foreign.increments(state, found.arms, pruned, again).items():  # two keys: both
             was = by_id.get(lesson_id := mapper.map(key)[0], (0.0, 0.0, 0, 0))
             by_id[lesson_id], lessons[key] = (was[0] + a, was[1] + b, was[2] + n, was[3] + r), lesson_id
         result = by_id, foreign.sessions_added(state, found)
@@ -486,9 +488,7 @@ class StateFile(WrittenCopies):
                 named.setdefault(mapper.map(key)[0], []).append(key)
         times = self._session_times()
         return tuple(
-            found[0]
-            if len(found := named.get(arm, [])) == 1 and (key not in arms or _asked_by(arms, found[0], key, times(i)))
-            else key
+            chosen_key(arms, found, key, partial(times, i)) if (found := named.get(arm)) else key
             for i, (arm, key) in enumerate(zip(arm_ids, keys, strict=True))
         )
 
@@ -569,22 +569,3 @@ class StateFile(WrittenCopies):
         """The event store as `bandit-state.json` names it (interop.SOURCE_KEY): None for the
         workspace's file, `database <store id>` for a database."""
         return self.log.identity()
-
-
-def _asked_by(arms: dict[str, Any], other: str, ours: str, times: Iterable[str | None]) -> bool:
-    """Whether gptme's bandit looks a lesson up by the key `other`, not by our key `ours` that also names it in the
-    file's `arms`: it stamped `other` (it made that arm, not finding ours) and left `ours` as a write of ours stamps
-    it. Its update stamps an arm with its clock's isoformat, `+00:00` and to the microsecond. A write of ours stamps
-    an arm with the time of a session of the log that credited it, in that form too (`stamps.gptme_time`): a stamp
-    that is one of `times` (the times of the log's sessions naming the lesson: `stamps.same_time`) is ours; else
-    with the time of a write of ours, to the second (versions before this one wrote `Z`: never gptme's)."""
-    told = [time for time in times if isinstance(time, str)]
-
-    def by_gptme(key: str) -> bool:
-        entry = arms.get(key)
-        stamp = entry.get("last_updated") if isinstance(entry, dict) else None
-        if not isinstance(stamp, str) or not stamp.endswith("+00:00") or "." not in stamp:
-            return False
-        return not any(same_time(stamp, time) for time in told)
-
-    return by_gptme(other) and not by_gptme(ours)

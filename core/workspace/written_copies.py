@@ -232,7 +232,10 @@ class WrittenCopies(Analysis):
         saved = self._reader.index.exports.saved(created, str(self.state_path))
         if saved is None:
             return copy
-        return foreign.Written({**copy.arms, **saved.arms}, saved.sessions, created, copy.records)
+        stamps = None
+        if copy.stamps is not None:  # (a key that event saw: gptme's stamp there, when it logged one)
+            stamps = {key: stamp for key, stamp in copy.stamps.items() if key not in saved.arms} | saved.stamps
+        return foreign.Written({**copy.arms, **saved.arms}, saved.sessions, created, copy.records, stamps)
 
     def _records_of_copy(self, state: dict[str, Any]) -> Any:
         """The records the copy of the file of ours that `state` grew from names (interop.RECORDS_KEY; None: no

@@ -291,7 +291,9 @@ def test_exporting_again_over_gptmes_updates_refuses_until_they_are_imported(tmp
     ok("export-gptme", "--workspace", str(root), str(out_file))
     ok("export-gptme", "--workspace", str(root), str(out_file))  # unchanged since: written again
     state = json.loads(out_file.read_text())
-    state["arms"][GIT].update(alpha=state["arms"][GIT]["alpha"] + 1.0)  # gptme's session there
+    arm = state["arms"][GIT]  # gptme's session there (1.0: alpha + 1, a selection, a reward)
+    arm.update(alpha=arm["alpha"] + 1.0, total_selections=arm["total_selections"] + 1)
+    arm.update(total_rewards=arm["total_rewards"] + 1)
     state["total_sessions"] += 1
     out_file.write_text(json.dumps(state))
     before = out_file.read_bytes()

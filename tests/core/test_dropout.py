@@ -206,3 +206,21 @@ def test_a_trial_line_after_a_line_cut_mid_write_is_a_line_of_its_own(tmp_path: 
     assert session_coins(folder, "t2", to_id) == {A: (False, 0.5), B: (True, 0.5), C: (True, 0.3)}
     take_back()
     assert log.read_bytes() == whole + cut + b"\n"
+
+
+def test_a_line_gptme_appended_after_a_nul_padded_crashed_tail_keeps_its_coins(tmp_path: Path) -> None:
+    """A crash mid-append can leave the file's tail as NUL bytes (the size written, the data not: ext4's delayed
+    allocation), and gptme appends its next line right after them, without a newline first. Before, that line read
+    as one that is no JSON (its NULs first): its coins lost to `loo`. Its leading NULs are no data now. A tail of
+    NULs alone stays a line that is no JSON, said."""
+    folder = tmp_path / "lesson-dropout"
+    folder.mkdir()
+    first = json.dumps(gptme_line("t1", ["a.md"], [])).encode() + b"\n"
+    second = json.dumps(gptme_line("t1", ["c.md"], ["b.md"])).encode() + b"\n"
+    (folder / "t1.jsonl").write_bytes(first + b"\0" * 64 + second)
+    (folder / "t2.jsonl").write_bytes(json.dumps(gptme_line("t2", ["a.md"], ["b.md"])).encode() + b"\n" + b"\0" * 8)
+    log = read_dropout_logs(folder, lambda raw: raw.rsplit("lessons/", 1)[-1])
+    assert log.sessions["t1"].kept == {"a.md", "c.md"} and log.sessions["t1"].withheld == {"b.md"}
+    assert [problem for problem in log.problems if "t1.jsonl" in problem] == []
+    assert log.sessions["t2"].withheld == {"b.md"}
+    assert [problem.startswith(f"{folder / 't2.jsonl'}:2: ") for problem in log.problems] == [True], log.problems
