@@ -366,14 +366,13 @@ def nothing_line(effects: list[Effect | None]) -> str | None:
 
 AGAINST_AVERAGE = (
     "The log barely shows what the lessons do together (how many a session injects hardly varies beside the "
-    "baselines), so each effect is against the average lesson's, whose own effect the prior holds near 0."
+    "baselines), so each effect is against the average of the lessons drawn with it, not the lesson's own."
 )
 AGAINST_AVERAGE_MARK = "vs average"  # the rows `AGAINST_AVERAGE_SOME` speaks of, when other rows are not
 AGAINST_AVERAGE_SOME = (
     f"The log barely shows what the lessons marked {AGAINST_AVERAGE_MARK} do together (how many of them a session "
-    "injects hardly varies beside the baselines), so each of their effects is against their average, whose own "
-    "effect the prior holds near 0; the other rows' effects are each lesson's own, and the order does not make the "
-    "two comparable."
+    "injects hardly varies beside the baselines), so each of their effects is against the average of the lessons "
+    "drawn with it; the other rows' effects are each lesson's own, and the order does not make the two comparable."
 )
 
 
