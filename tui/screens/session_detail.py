@@ -491,7 +491,9 @@ class SessionDetailScreen(GradingKeys, DataScreen):
         self.query_one("#journal", JournalView).focus()
 
     def action_back(self) -> None:
-        if isinstance(self.focused, Input | JournalView):  # the note box or the journal (j): to the credits
+        # the note box, the journal (j), the record or "why this credit" (tab): back to the credits. From the last
+        # two escape left the session (tab to the box to read its story, escape: the screen under it)
+        if isinstance(self.focused, Input | JournalView | RecordPanel | CreditPanel):
             self.focus_from_box(self.query_one("#credits", ThemedTable))
             return
         if self.draft is not None:
