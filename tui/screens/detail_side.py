@@ -29,15 +29,19 @@ class SidePane(Vertical):
 
     def on_resize(self, _event: events.Resize) -> None:
         after_shown(self, self.fit)
-        self.screen.refresh_bindings()  # `x` is offered while the pane has something to scroll to (check_action)
+        self._offer_x()
+
+    def _offer_x(self) -> None:
+        """`x` is offered while the pane has something to scroll to (the screen's check_action)."""
+        if self.is_attached:  # (not once taken off its screen)
+            self.screen.refresh_bindings()
 
     def watch_virtual_size(self) -> None:
         """Its content grew or shrank (a draft's preview, another lesson's story): the plot kept in view where `x`
         showed it, and `x` offered or not."""
         if self.plot_shown:
             self._scroll()
-        if self.is_attached:
-            self.screen.refresh_bindings()
+        self._offer_x()
 
     def on_descendant_focus(self, _event: events.DescendantFocus) -> None:
         self.plot_shown = False  # `tab` to "why this credit" scrolls to it: the plot no longer held in view
@@ -54,8 +58,9 @@ class SidePane(Vertical):
         self._scroll()
 
     def _scroll(self) -> None:
-        y = self.query_one("#credit-plot").virtual_region.y if self.plot_shown else 0
-        self.scroll_to(y=y, animate=False, immediate=True)
+        plot = next(iter(self.query("#credit-plot")), None)  # (none: taken down part by part)
+        if plot is not None:
+            self.scroll_to(y=plot.virtual_region.y if self.plot_shown else 0, animate=False, immediate=True)
 
     def fit(self) -> None:
         """Shows "why this credit" whole under the credit rows, else its box cut (closed: it scrolls and its more-lines

@@ -478,7 +478,7 @@ class SessionDetailScreen(GradingKeys, DataScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action != "toggle_expand":
             return super().check_action(action, parameters)
-        pane = self.query(SidePane).first(SidePane) if self.is_mounted else None
+        pane = next(iter(self.query(SidePane).results(SidePane)), None)  # (none: taken down part by part)
         return pane is not None and pane.allow_vertical_scroll  # the plot below the fold, or scrolled to (x again)
 
     def action_toggle_expand(self) -> None:
