@@ -16,14 +16,14 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import xxhash
 
 from lesson_credit.core.base.numbers import fixed, listed
 from lesson_credit.core.base.safe_json import JsonError, decode_json
 from lesson_credit.core.base.safe_read import UnsafeFile, open_regular, read_opened, read_regular
-from lesson_credit.core.model.sources import JUDGE
+from lesson_credit.core.model.sources import HUMAN, JUDGE
 from lesson_credit.core.sessions.records_path import RECORDS_FILE
 
 WEIGHTS_FILE = Path("state") / "grading-weights.json"
@@ -434,17 +434,27 @@ def record_summary(record: Record, outcomes: Mapping[str, float], joined_by: str
     return " · ".join(head)
 
 
-def judge_text(record: Record, logged: tuple[float, int] | None = None) -> str | None:
+class LoggedJudge(NamedTuple):
+    """The judge's score in the log, which replaces a record's judge score (`judge_text`)."""
+
+    score: float
+    line: int
+    instead: str | None = None  # what is in force where the judge's score is not (None: it is), in words
+
+
+def judge_text(record: Record, logged: LoggedJudge | None = None) -> str | None:
     """The record's judge: score, model and reason (None: it has no judge score). `logged`: the judge's
-    (score, line) in the log, which replaces the record's (the log's score of a source counts, the record's
-    only where the log has none): said before the reason, so a narrow panel shows it."""
+    score in the log, which replaces the record's (the log's score of a source counts, the record's only
+    where the log has none): said before the reason, so a narrow panel shows it, with whether it is the score
+    in force. It said "which counts instead" while a person's grade was in force, which neither judge score is."""
     if record.llm_judge_score is None:
         return None
     judge = f"judge {record.llm_judge_score:.2f}"
     if record.llm_judge_model:
         judge += f" ({record.llm_judge_model})"
     if logged is not None:
-        judge += f", replaced by the judge's {fixed(logged[0], 2)} logged on line {logged[1]}, which counts instead"
+        judge += f", replaced by the judge's {fixed(logged.score, 2)} logged on line {logged.line}"
+        judge += ", the score in force" if logged.instead is None else f"; neither counts: {logged.instead}"
         # the reason is the record's judge's, for its own score: said as such, not read as the logged score's
         return judge + (f"; the record's reason: {record.llm_judge_reason}" if record.llm_judge_reason else "")
     return judge + (f": {record.llm_judge_reason}" if record.llm_judge_reason else "")
@@ -459,13 +469,30 @@ class Scored(Protocol):
     def score(self) -> float | None: ...
     @property
     def line(self) -> int | None: ...
+    @property
+    def grader(self) -> str: ...
+    @property
+    def in_force(self) -> bool: ...
 
 
-def logged_judge(sources: Iterable[Scored]) -> tuple[float, int] | None:
+def logged_judge(sources: Iterable[Scored]) -> LoggedJudge | None:
     """The judge's score and its line where the log gives the judge one (not withdrawn), which replaces a
-    record's judge score (`judge_text` says so); None where the judge's score is the record's (a retraction
-    in the log lets it count again) or there is none."""
-    return next(((s.score, s.line) for s in sources if s.source == JUDGE and s.line and s.score is not None), None)
+    record's judge score (`judge_text` says so), and what is in force where that score is not (a person's
+    grade, by the default priority); None where the judge's score is the record's (a retraction in the log
+    lets it count again) or there is none."""
+    scored = list(sources)
+    logged = next((s for s in scored if s.source == JUDGE and s.line and s.score is not None), None)
+    if logged is None or logged.score is None or logged.line is None:
+        return None
+    if logged.in_force:
+        return LoggedJudge(logged.score, logged.line)
+    forcing = next((s for s in scored if s.in_force and s.score is not None), None)
+    if forcing is None or forcing.score is None:  # a priority that names no source scoring the session
+        return LoggedJudge(logged.score, logged.line, "the session is pending under [rewards] priority")
+    score = fixed(forcing.score, 2)
+    if forcing.source == HUMAN:
+        return LoggedJudge(logged.score, logged.line, f"a person's grade, {score} ({forcing.grader}), is in force")
+    return LoggedJudge(logged.score, logged.line, f"the {forcing.source}'s {score} ({forcing.grader}) is in force")
 
 
 def record_lines(
@@ -474,7 +501,7 @@ def record_lines(
     joined_by: str | None = None,
     *,
     outcomes: Mapping[str, float],
-    logged_judge: tuple[float, int] | None = None,
+    logged_judge: LoggedJudge | None = None,
 ) -> list[str]:
     """A record as a few lines of plain text, the same for the CLI's `show` and the dashboard's session
     detail: `record_summary`; deliverables; per-dimension grades with their weights and the weighted grade;

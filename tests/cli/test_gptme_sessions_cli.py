@@ -302,7 +302,7 @@ def test_show_and_the_dashboard_say_the_record_in_the_same_words(
         "record abcd1234, joined by id (one id starts the other)"
     )
     judge = (
-        "judge 0.40 (claude-haiku-4-5), replaced by the judge's 0.58 logged on line 2, which counts instead; "
+        "judge 0.40 (claude-haiku-4-5), replaced by the judge's 0.58 logged on line 2, the score in force; "
         "the record's reason: "
         "Ran tests but did not fix the failure."
     )

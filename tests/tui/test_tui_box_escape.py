@@ -43,13 +43,14 @@ async def test_the_floor_boxs_error_reads_whole_at_80x24(workspace: Workspace) -
 
 async def test_the_session_screens_footer_names_escape_at_80_columns(app: LessonCreditApp) -> None:
     """Every other pushed screen's footer said `esc Back`; the session screen's never did. At 80 columns the line
-    fits by saying `n Next` (help keeps "Next to grade" and "Back / discard draft")."""
+    fits by saying `n Next` (help keeps "Next to grade" and "Back / discard draft"), and `x Plot` where the credit plot
+    is below "why this credit" (the screens' keys then left to help)."""
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         burst(pilot, "s", "enter")
         await settle(pilot)
         footer = screen_text(app)[-1].rstrip()
-        assert footer == "0-9 Draft c Commit u Undo n Next esc Back  l s a m h A I screens ? Help q Quit"
+        assert footer == "0-9 Draft c Commit u Undo n Next esc Back x Plot ? Help q Quit"
         burst(pilot, "escape")  # what it says: back to the list
         await settle(pilot)
         assert type(app.screen).__name__ == "SessionsScreen"

@@ -85,25 +85,30 @@ async def test_x_is_in_the_footer_only_where_it_folds(workspace: Workspace) -> N
 
 
 async def test_agreement_footer_at_80_columns_says_what_plus_and_minus_do(workspace: Workspace) -> None:
-    """The line is too long for "Threshold +0.05" at 80 columns, so each description goes in a word: the
-    kappa threshold's keys said "+ Up - Down", which does not say what goes up."""
+    """The line is too long for "Threshold +0.05" at 80 columns: the kappa threshold's keys said "+ Up - Down",
+    which does not say what goes up, then "+ Threshold+ - Threshold-", which read as a typo. They are one entry,
+    `+ - Threshold`, as the screens' keys are (help names each with its step)."""
     app = LessonCreditApp(workspace, seed=0, poll_seconds=0)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await pilot.press("A")
         await settle(pilot)
         line = footer_line(app)
-        assert line.startswith("+ Threshold+ - Threshold- esc Back "), line
+        assert line.startswith(" + - Threshold esc Back  l s a m h A I screens ? Help q Quit"), line
 
 
 async def test_session_detail_footer_at_80_columns(workspace: Workspace) -> None:
+    """At 80x24 the credit plot is below "why this credit": `x` scrolls to it, and the footer names it before the
+    screens' keys, which it leaves to `?` help (as What-if does, for its knobs)."""
     app = LessonCreditApp(workspace, seed=0, poll_seconds=0)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await open_session(pilot, "s1")
         line = footer_line(app)
-        assert "screens ? Help" in line, line
-        assert line.rstrip().endswith("q Quit"), line
+        assert line.rstrip() == "0-9 Draft c Commit u Undo n Next esc Back x Plot ? Help q Quit", line
+        await pilot.resize_terminal(80, 40)  # the plot in view under the box: no x, the screens' keys back
+        await settle(pilot)
+        assert "esc Back  l s a m h A I screens ? Help" in footer_line(app), footer_line(app)
 
 
 async def test_clicking_a_key_in_the_footer_presses_it(workspace: Workspace) -> None:

@@ -491,9 +491,10 @@ def test_a_retraction_in_the_history_does_not_call_the_session_pending() -> None
 def test_a_records_judge_score_superseded_by_a_logged_one_says_so() -> None:
     """The session screen showed the record's "judge 0.32 (...)" while the judge's 0.58, logged since,
     was the judge's score (the one `J` drafts); then "superseded by the judge's 0.58 · judge 0.32", which did
-    not say what superseded means: now the line (`show`'s too) says the logged one replaces it and counts."""
+    not say what superseded means: now the line (`show`'s too) says the logged one replaces it and is the score
+    in force (test_tui_record_panel_judge.py: where a person's grade is, it says neither counts)."""
     from lesson_credit.core.api import SourceScore
-    from lesson_credit.core.sessions.record_file import Record, record_lines
+    from lesson_credit.core.sessions.record_file import LoggedJudge, Record, record_lines
     from lesson_credit.tui.records_views import SessionOutside
     from lesson_credit.tui.widgets.record_panel import outside_text
 
@@ -504,8 +505,8 @@ def test_a_records_judge_score_superseded_by_a_logged_one_says_so() -> None:
         (record_judge, None, "judge 0.32 (haiku): reverted"),
         (
             logged_judge,
-            (0.58, 9),
-            "judge 0.32 (haiku), replaced by the judge's 0.58 logged on line 9, which counts instead; "
+            LoggedJudge(0.58, 9),
+            "judge 0.32 (haiku), replaced by the judge's 0.58 logged on line 9, the score in force; "
             "the record's reason: reverted",
         ),
     ]

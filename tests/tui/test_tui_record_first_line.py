@@ -17,10 +17,10 @@ from tests.tui.test_tui_whole_headers import demo_app
 from tests.tui.tui_fixture import burst, open_session, settle
 
 CASES = {
-    # the demo's sessions: lessons, the first line (165 cells: three rows of the 78), the rows it takes
+    # the demo's sessions: lessons, the first line (163 cells: three rows of the 78), the rows it takes
     "2026-09-07-017": (
         5,
-        "judge 0.35 (claude-haiku-4-5), replaced by the judge's 0.63 logged on line 41, which counts instead; "
+        "judge 0.35 (claude-haiku-4-5), replaced by the judge's 0.63 logged on line 41, the score in force; "
         "the record's reason: Spent the session without a working change.",
         3,
     ),

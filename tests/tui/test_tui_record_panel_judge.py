@@ -46,7 +46,7 @@ def test_after_the_logged_judge_score_is_retracted_the_records_counts_again_and_
     reason = "Fixed the worktree but skipped the flaky test."
     outside = outside_view(WorkspaceSource(Workspace(root, clock=fixed_clock)), "s4")
     replaced = (
-        "judge 0.70 (claude-haiku-4-5), replaced by the judge's 0.60 logged on line 8, which counts instead; "
+        "judge 0.70 (claude-haiku-4-5), replaced by the judge's 0.60 logged on line 8, the score in force; "
         "the record's reason: "
     )
     assert judge_line(outside_text(outside)) == (replaced + reason, True)
@@ -55,3 +55,20 @@ def test_after_the_logged_judge_score_is_retracted_the_records_counts_again_and_
     assert judge_line(outside_text(outside)) == ("judge 0.70 (claude-haiku-4-5): " + reason, False)
     judge = next(s for s in outside.sources if s.source == "judge")
     assert (judge.score, judge.grader, judge.line, judge.in_force) == (0.7, "record:judge", None, True)
+
+
+def test_under_a_persons_grade_the_line_says_neither_judge_score_counts(tmp_path: Path) -> None:
+    """s1: a person's 0.7 is in force (line 5), its record's judge says 0.3, and the judge's 0.58 is logged since
+    (line 8). The line said the 0.58 "counts instead", which it does not: a person's grade ranks above the judge's
+    under the default priority. It now says neither judge score counts and which grade does, as `show` does."""
+    root = build_records_workspace(tmp_path / "ws")
+    Workspace(root, clock=fixed_clock).grade("s1", 0.58, grader="judge")  # line 8 (s1..s4, then 3 grades)
+    outside = outside_view(WorkspaceSource(Workspace(root, clock=fixed_clock)), "s1")
+    forcing = [(s.source, s.score, s.grader) for s in outside.sources if s.in_force]
+    assert forcing == [("human", 0.7, "manual")]  # what the line must name
+    said = (
+        "judge 0.30 (claude-haiku-4-5), replaced by the judge's 0.58 logged on line 8; neither counts: a person's "
+        "grade, 0.70 (manual), is in force; the record's reason: Fixed the worktree but skipped the flaky test."
+    )
+    assert judge_line(outside_text(outside)) == (said, True)
+    assert outside_text(outside, compact=True).plain.splitlines()[0] == said  # the 80x24 panel's first line

@@ -26,6 +26,7 @@ from lesson_credit.tui.widgets.themed_table import ThemedTable
 from lesson_credit.tui.widgets.title_bar import TitleBar
 
 STEP = 0.05
+THRESHOLD = Binding.Group("Threshold")  # the kappa threshold's keys, + and -
 COLUMNS = ("category", "reference", "compared", "n", "MAE", "Pearson", "Spearman", "kappa", "tp/fp/fn/tn")
 
 
@@ -92,9 +93,11 @@ class AgreementScreen(DataScreen):
         "+ / - move the threshold; the plot shows the highlighted pair's sessions."
     )
 
+    # one footer entry, `+ - Threshold` (at 80 columns each in a word read "+ Threshold+ - Threshold-"); help and
+    # the palette name each with its step
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("plus,equals_sign", f"threshold_step({STEP})", "Threshold +0.05", key_display="+"),
-        Binding("minus", f"threshold_step({-STEP})", "Threshold -0.05", key_display="-"),
+        Binding("plus,equals_sign", f"threshold_step({STEP})", "Threshold +0.05", key_display="+", group=THRESHOLD),
+        Binding("minus", f"threshold_step({-STEP})", "Threshold -0.05", key_display="-", group=THRESHOLD),
         Binding("escape", "back", "Back"),
     ]
 

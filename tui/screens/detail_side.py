@@ -25,9 +25,42 @@ class SidePane(Vertical):
     fitted to a pane a row shorter, or its bottom below the pane's and the grade bar's top)."""
 
     _plot_sized = False  # the plot's height set for 80x24 (`_fit_short`)
+    plot_shown = False  # `x` (where the pane scrolls, below 100 columns): kept scrolled to the plot, redrawn or not
 
     def on_resize(self, _event: events.Resize) -> None:
         after_shown(self, self.fit)
+        self._offer_x()
+
+    def _offer_x(self) -> None:
+        """`x` is offered while the pane has something to scroll to (the screen's check_action)."""
+        if self.is_attached:  # (not once taken off its screen)
+            self.screen.refresh_bindings()
+
+    def watch_virtual_size(self) -> None:
+        """Its content grew or shrank (a draft's preview, another lesson's story): the plot kept in view where `x`
+        showed it, and `x` offered or not."""
+        if self.plot_shown:
+            self._scroll()
+        self._offer_x()
+
+    def on_descendant_focus(self, _event: events.DescendantFocus) -> None:
+        self.plot_shown = False  # `tab` to "why this credit" scrolls to it: the plot no longer held in view
+
+    def plot_in_view(self) -> bool:
+        """Every row of the plot is in the pane's view (scrolled to it, or under the box where it fits)."""
+        plot = self.query_one("#credit-plot").virtual_region
+        top = self.scroll_offset.y
+        return bool(plot.height) and top <= plot.y and plot.bottom <= top + self.scrollable_content_region.height
+
+    def show_plot(self, shown: bool) -> None:
+        """`x`: the pane scrolled to the plot (its title, the lesson, at the pane's top), or back to the credits."""
+        self.plot_shown = shown
+        self._scroll()
+
+    def _scroll(self) -> None:
+        plot = next(iter(self.query("#credit-plot")), None)  # (none: taken down part by part)
+        if plot is not None:
+            self.scroll_to(y=plot.virtual_region.y if self.plot_shown else 0, animate=False, immediate=True)
 
     def fit(self) -> None:
         """Shows "why this credit" whole under the credit rows, else its box cut (closed: it scrolls and its more-lines

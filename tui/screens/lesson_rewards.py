@@ -22,7 +22,7 @@ from lesson_credit.tui.widgets.phrase_text import PhraseText
 from lesson_credit.tui.widgets.reward_histogram import RewardHistogramPlot
 from lesson_credit.tui.widgets.title_bar import TitleBar
 
-Y_STEP = 0.1  # the shared y axis tops out at the next multiple of this above the tallest bar
+Y_STEP = 0.1  # a y axis tops out at the next multiple of this above the tallest bar
 
 
 class RewardsBody(FootedKeyScroll):
@@ -30,9 +30,20 @@ class RewardsBody(FootedKeyScroll):
     panel and both plots at 24 rows: at 80 columns the keys fit the footer beside the screen's own)."""
 
 
-def shared_top(rewards: LessonRewards) -> float:
-    """One y range for both plots, so bar heights compare across them."""
-    tallest = max((*rewards.with_lesson.shares, *rewards.without_lesson.shares), default=0.0)
+def y_tops(rewards: LessonRewards) -> tuple[float, float]:
+    """The two plots' y ranges: one for both, so bar heights compare across them, unless a group's tallest bar
+    would be under half of it. Then each plot has its own (its title says so): a group of 5 sessions all in one
+    bin set the range to 100%, and the other group's bins, 1% to 20% of its sessions, were all drawn one row tall."""
+    tallest = [max(group.shares, default=0.0) for group in (rewards.with_lesson, rewards.without_lesson)]
+    own = [_top(value) for value in tallest]
+    shared = max(own)
+    if min(tallest) * 2 < shared and all(group.n for group in (rewards.with_lesson, rewards.without_lesson)):
+        return own[0], own[1]
+    return shared, shared
+
+
+def _top(tallest: float) -> float:
+    """The next multiple of Y_STEP at or above the tallest bar, within [Y_STEP, 1]."""
     steps = int(tallest / Y_STEP + 1 - 1e-9)
     return min(1.0, max(Y_STEP, steps * Y_STEP))
 
@@ -48,8 +59,9 @@ class LessonRewardsScreen(DataScreen):
     AUTO_FOCUS = "#rewards-body"
     HELP = (
         "The reward distributions behind a lesson's leave-one-out lift: graded sessions it was injected in, "
-        "and all the others. Bars are shares of each group; the line is the group's mean. When the panel and "
-        "both plots do not fit (a 24-row terminal), down / up, pgdn / pgup and home / end scroll."
+        "and all the others. Bars are shares of each group, on one y scale unless a group's tallest bar would be "
+        "under half of it (then each plot has its own, as its title says); the line is the group's mean. When the "
+        "panel and both plots do not fit (a 24-row terminal), down / up, pgdn / pgup and home / end scroll."
     )
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -100,9 +112,11 @@ class LessonRewardsScreen(DataScreen):
             info.show(lambda _width: absent)
         else:
             info.show(lambda width: describe(result, width=width))
-        top = shared_top(rewards)
-        for selector, histogram in (("#with-plot", rewards.with_lesson), ("#without-plot", rewards.without_lesson)):
+        tops = y_tops(rewards)
+        plots = (("#with-plot", rewards.with_lesson), ("#without-plot", rewards.without_lesson))
+        for (selector, histogram), top in zip(plots, tops, strict=True):
             plot = self.query_one(selector, RewardHistogramPlot)
+            plot.own_scale = tops[0] != tops[1]
             plot.y_max = top
             plot.histogram = histogram
         # after the layout for the panel's new lines: a scroll key handed on sooner sees nothing to scroll

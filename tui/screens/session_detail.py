@@ -78,7 +78,8 @@ class SessionDetailScreen(GradingKeys, DataScreen):
         "gptme-sessions record and every reward source's score show under the session's line; V opens the "
         "transcript, J drafts the judge's score as your grade (c commits it, a grade like any other: u undoes it), "
         "H shows every grade of the session whole (the history line shows the latest, cut at the edge). On a "
-        'small terminal the credit plot is below "why this credit": the mouse wheel over the credits scrolls to it.'
+        'small terminal the credit plot is below "why this credit": x scrolls to it, x again back to the credits '
+        "(the arrows still move between lessons, the plot naming the one highlighted); so does the mouse wheel."
     )
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -98,6 +99,8 @@ class SessionDetailScreen(GradingKeys, DataScreen):
         Binding("V", "transcript", "Transcript", key_display="V", show=False),
         Binding("J", "take_judge", "Judge's score as draft", key_display="J", show=False),
         Binding("H", "grade_history", "Every grade, whole", key_display="H", show=False),
+        # below 100 columns the plot is under "why this credit", where the side pane scrolls (check_action)
+        Binding("x", "toggle_expand", "Scroll to the plot / back"),
     ]
 
     class OutsideLoaded(Message):
@@ -472,11 +475,25 @@ class SessionDetailScreen(GradingKeys, DataScreen):
     def action_focus_note(self) -> None:
         self.query_one("#grade-bar", GradeBar).focus_note()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action != "toggle_expand":
+            return super().check_action(action, parameters)
+        pane = next(iter(self.query(SidePane).results(SidePane)), None)  # (none: taken down part by part)
+        return pane is not None and pane.allow_vertical_scroll  # the plot below the fold, or scrolled to (x again)
+
+    def action_toggle_expand(self) -> None:
+        """x: the side pane scrolled to the credit plot where it is below "why this credit" (80x24), x again back to
+        the credits; the arrows still move between lessons meanwhile, the plot naming the one highlighted."""
+        pane = self.query_one(SidePane)
+        pane.show_plot(not pane.plot_in_view())
+
     def action_focus_journal(self) -> None:
         self.query_one("#journal", JournalView).focus()
 
     def action_back(self) -> None:
-        if isinstance(self.focused, Input | JournalView):  # the note box or the journal (j): to the credits
+        # the note box, the journal (j), the record or "why this credit" (tab): back to the credits. From the last
+        # two escape left the session (tab to the box to read its story, escape: the screen under it)
+        if isinstance(self.focused, Input | JournalView | RecordPanel | CreditPanel):
             self.focus_from_box(self.query_one("#credits", ThemedTable))
             return
         if self.draft is not None:

@@ -60,9 +60,8 @@ SHORT = {
     "save": "Save",
     "write": "Write",
     "open_rewards": "Open",
-    "threshold_step(0.05)": "Threshold+",  # (Agreement's kappa threshold)
-    "threshold_step(-0.05)": "Threshold-",
-    "Show / fold the plot": "Plot",  # (an action two screens share: by the description)
+    "Show / fold the plot": "Plot",  # (an action three screens share: by the description)
+    "Scroll to the plot / back": "Plot",  # (Session detail's, below 100 columns)
     "Show / fold the panel": "Panel",
 }
 # what a line too long for its width leaves to `?` help first, in this order (actions, and the label of a

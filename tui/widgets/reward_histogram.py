@@ -14,7 +14,8 @@ ROLE_VARIABLE = {"with": "primary", "without": "secondary"}
 
 
 class RewardHistogramPlot(ThemedPlot):
-    """Set `histogram` (and `y_max`, shared with a plot it is compared to); the plot redraws itself."""
+    """Set `histogram` (and `y_max`, shared with a plot it is compared to unless `own_scale`); the plot redraws
+    itself."""
 
     DEFAULT_CSS = """
     RewardHistogramPlot {
@@ -25,6 +26,7 @@ class RewardHistogramPlot(ThemedPlot):
 
     histogram: reactive[RewardHistogram | None] = reactive(None, always_update=True)
     y_max: reactive[float] = reactive(1.0)
+    own_scale: reactive[bool] = reactive(False)  # its y range is not the plot's it is compared to (its title says so)
 
     def __init__(self, label: str, role: str, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -37,8 +39,11 @@ class RewardHistogramPlot(ThemedPlot):
     def watch_y_max(self) -> None:
         self.replot()
 
+    def watch_own_scale(self) -> None:
+        self.replot()
+
     def shown(self) -> object:
-        return (self.histogram, self.y_max, self.label, self.role)
+        return (self.histogram, self.y_max, self.own_scale, self.label, self.role)
 
     def draw(self, plt: Plot) -> None:
         histogram = self.histogram
@@ -48,7 +53,8 @@ class RewardHistogramPlot(ThemedPlot):
         elif not histogram.n:
             plt.title(f"{self.label}: no graded sessions")
         else:
-            plt.title(f"{self.label}: n={histogram.n}, mean {fmt(histogram.mean, 3)} (line)")
+            scale = " · own y scale" if self.own_scale else ""
+            plt.title(f"{self.label}: n={histogram.n}, mean {fmt(histogram.mean, 3)} (line){scale}")
             colour = self.colour(ROLE_VARIABLE.get(self.role, "primary"))
             plt.bar(list(histogram.centres), list(histogram.shares), width=BAR_WIDTH, color=colour)
             if histogram.mean is not None:
