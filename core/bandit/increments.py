@@ -43,10 +43,14 @@ class Written(Struct, frozen=True):
     # per key, its `last_updated` as written (None: a copy kept before copies held them): an arm gptme's bandit made
     # again after its prune bears another (`increments`)
     stamps: dict[str, str] | None = None
+    # the copy of ours a copy of gptme's save replaced (`written_copy`): the file every process that loaded it grew
+    # from, the base of a save from that load beside the one logged (docs/format.md §7 *Two saves of one load*)
+    origin: Written | None = None
 
 
-def written_copy(payload: dict[str, Any]) -> bytes:
-    """The sealed copy of the numbers of a state file we write (the base of increments)."""
+def written_copy(payload: dict[str, Any], origin: Written | None = None) -> bytes:
+    """The sealed copy of the numbers of a state file we write (the base of increments); `origin`, with gptme's save
+    of a file of ours kept in place of its copy: that copy's numbers (`Written.origin`)."""
     arms = payload.get("arms") or {}
     numbers = {
         key: [arm["alpha"], arm["beta"], arm["total_selections"], arm["total_rewards"]] for key, arm in arms.items()
@@ -58,6 +62,9 @@ def written_copy(payload: dict[str, Any]) -> bytes:
         copy["created"] = None
     if (records := payload.get(RECORDS_KEY)) is not None:
         copy["records"] = records
+    if origin is not None and origin.sessions is not None:
+        was = {key: list(counts) for key, counts in origin.arms.items()}
+        copy["origin"] = {"arms": was, "total_sessions": origin.sessions, "stamps": origin.stamps or {}}
     return seal(WRITTEN_MAGIC, msgspec.json.encode(copy))
 
 
@@ -65,18 +72,27 @@ def read_written_copy(data: bytes) -> Written:
     """The numbers `written_copy` sealed (or an older copy's, of arms only); ValueError when it is
     damaged or not one."""
     try:
-        created = records = stamps = None
+        created = records = stamps = origin = None
         if data.startswith(OLD_WRITTEN_MAGIC):
             numbers, sessions = msgspec.json.decode(unseal(OLD_WRITTEN_MAGIC, data)), None
         else:
             copy = msgspec.json.decode(unseal(WRITTEN_MAGIC, data))
             numbers, sessions, created = copy["arms"], int(copy["total_sessions"]), copy.get("created")
             records, stamps = copy.get("records"), copy.get("stamps")
-        arms = {str(key): (float(a), float(b), int(n), int(r)) for key, (a, b, n, r) in numbers.items()}
-        told = {str(key): str(stamp) for key, stamp in stamps.items()} if isinstance(stamps, dict) else None
-        return Written(arms, sessions, created if isinstance(created, str) else None, records, told)
+            if isinstance(was := copy.get("origin"), dict):
+                origin = Written(_arms(was["arms"]), int(was["total_sessions"]), stamps=_stamps(was["stamps"]))
+        told = _stamps(stamps) if isinstance(stamps, dict) else None
+        return Written(_arms(numbers), sessions, created if isinstance(created, str) else None, records, told, origin)
     except (msgspec.DecodeError, TypeError, ValueError, AttributeError, KeyError) as exc:
         raise ValueError(f"not a copy of a state file ({exc})") from None
+
+
+def _arms(numbers: dict[str, Any]) -> dict[str, Counts]:
+    return {str(key): (float(a), float(b), int(n), int(r)) for key, (a, b, n, r) in numbers.items()}
+
+
+def _stamps(stamps: dict[str, Any]) -> dict[str, str]:
+    return {str(key): str(stamp) for key, stamp in stamps.items()}
 
 
 def sessions_added(state: dict[str, Any], written: Written) -> int:
@@ -178,6 +194,37 @@ def whole_updates(was: tuple[float, ...], now: tuple[float, ...]) -> bool:
     d_alpha, d_beta, d_n, d_r = (after - before for before, after in zip(was, now, strict=True))
     tol = 1e-9 * max(1.0, abs(now[0]) + abs(now[1]))
     return d_n >= 1 and d_alpha >= -tol and d_beta >= -tol and abs(d_alpha + d_beta - d_n) <= tol and 0 <= d_r <= d_n
+
+
+def grows_from(state: dict[str, Any], written: Written, keys: Iterable[str] | None = None) -> bool:
+    """Whether the state file `state` may be `written` (numbers and gptme's stamps, per key) plus updates of gptme's
+    bandit: each arm at its numbers (under its stamp when `written` holds one of gptme's there: gptme never restamps
+    without an update) or past them by whole updates (`whole_updates`); an arm gone (gptme's prune) says nothing.
+    True too for what `increments` refuses (a number not one): not for this to tell. `keys`: those alone (what an
+    increments event saw, `seen`: the keys that save changed)."""
+    arms, stamps = state.get("arms"), written.stamps or {}
+    if not isinstance(arms, dict):
+        return True
+    for key in arms if keys is None else keys:
+        if (entry := arms.get(key)) is None:
+            continue
+        if not isinstance(entry, dict):
+            return True
+        try:
+            now = tuple(
+                arm_number(entry.get(name, default), name, key)
+                for name, default in zip(_COUNT_KEYS, GPTME_NEW_ARM, strict=True)
+            )
+        except InteropError:
+            return True
+        was = written.arms.get(key, GPTME_NEW_ARM)
+        if _same_numbers(was, now):
+            told = stamps.get(key)
+            if told is not None and GPTME_STAMP.fullmatch(told) and entry.get("last_updated") != told:
+                return False  # (another session's update: the file holds that one, not this)
+        elif not whole_updates(was, now):
+            return False
+    return True
 
 
 def gptme_made(now: tuple[float, ...], sessions: int) -> bool:

@@ -171,6 +171,7 @@ class Exports:
         origin: int,
         held: str | None = None,
         untold_as_base: bool = False,
+        apart: Callable[[FileNumbers], bool] | None = None,
     ) -> tuple[FileNumbers, frozenset[str]] | Untold:
         """`base` (and `carried`, the keys an import saw: what `base` gave) of the file `file` (every key, with
         gptme's stamps; its path resolved; `origin`: the total_sessions of the file of ours its `created` names, the
@@ -181,8 +182,13 @@ class Exports:
         may share, with a state an import saw, an update past its base (a gptme update adds one selection, so the
         common part of two arms' histories is no longer than the shorter; of two at one count under other stamps,
         shorter still): that update may be logged already, or not (Untold: which arm, which path; with
-        `untold_as_base`, that arm keeps `base`'s numbers instead, the others told). Counted: `_counted`."""
-        states = [(n, logged) for _, n, logged in self.history if n.created == file.created]
+        `untold_as_base`, that arm keeps `base`'s numbers instead, the others told). Counted: `_counted`. `apart`: the
+        states the file did not grow from (another save of the one load, docs/format.md §7), left out."""
+        states = [
+            (n, logged)
+            for _, n, logged in self.history
+            if n.created == file.created and (apart is None or not apart(n))
+        ]
         if not states:
             return base, carried
         saw: dict[str, list[tuple[FileCounts, str | None, str]]] = {}  # per key: each state seen, its stamp, path

@@ -31,7 +31,7 @@ from lesson_credit.core.log.events import GRADE, SESSION, encode
 from lesson_credit.core.log.store import StoreError
 from lesson_credit.core.workspace.key_choice import chosen_key
 from lesson_credit.core.workspace.late_evidence import stamped_now
-from lesson_credit.core.workspace.written_copies import WrittenCopies
+from lesson_credit.core.workspace.written_copies import TwoLoads, WrittenCopies
 
 if TYPE_CHECKING:  # imported where used: the analysis and the joint fit are not needed to show posteriors
     pass
@@ -218,6 +218,8 @@ class StateFile(WrittenCopies):
         if written is None and memo is not None and memo[0] is state and memo[1] == self._log_at():
             return memo[2]  # (each arm compared once a command: a check, its repeat under the lock, the write)
         found = written or self._written_or_why(state)
+        if isinstance(found, TwoLoads):
+            raise interop.InteropError(found)
         if isinstance(found, str):
             created = state.get("created")
             named = f" (its created, {created})" if isinstance(created, str) else ""

@@ -76,11 +76,23 @@ class WrittenCopies(Analysis):
             return
         if interop.RECORDS_KEY not in payload and (records := self._records_of_copy(payload)) is not None:
             payload = {**payload, interop.RECORDS_KEY: records}  # (gptme's save of it: the records are still its)
-        self._keeper(self._copy_path(created))(payload)
+        self._keeper(self._copy_path(created))(payload, self._origin_of(payload))
         with contextlib.suppress(OSError):
             self._legacy_written_path().unlink()
         with contextlib.suppress(OSError):
             self._prune_copies()
+
+    def _origin_of(self, payload: dict[str, Any]) -> foreign.Written | None:
+        """Of gptme's save of a file of ours (no stamp of ours) about to be kept in place of that file's copy, the
+        file of ours every process that loaded it grew from: the copy's own origin, else the copy (None: ours, or no
+        copy). A second gptme process saving from that load is told over it (`_two_loads`)."""
+        created = payload.get("created")
+        if interop.STAMP_KEY in payload or not isinstance(created, str) or self._copies_linked():
+            return None
+        copy = self._copy(self._copy_path(created))
+        if copy is None or copy.created != created:
+            return None
+        return copy.origin or foreign.Written(copy.arms, copy.sessions, created, None, copy.stamps)
 
     def _copy_names(self) -> list[tuple[int, int, str]]:
         """The copies kept, oldest first: those the version before named by a hash (by their time of
@@ -124,15 +136,15 @@ class WrittenCopies(Analysis):
             moment += MICROSECOND
         return created
 
-    def _keeper(self, where: Path) -> Callable[[dict[str, Any]], None]:
+    def _keeper(self, where: Path) -> Callable[[dict[str, Any], foreign.Written | None], None]:
         """What keeps a copy of a state file's numbers at `where` (`_keep_written`, best effort; none
-        with the caches off)."""
+        with the caches off), with its origin (`_origin_of`)."""
 
-        def keep(payload: dict[str, Any]) -> None:
+        def keep(payload: dict[str, Any], origin: foreign.Written | None = None) -> None:
             if not self._reader.caches:
                 return
             try:  # (no guard: a symbolic link in its place is refused, never written through, as no cache is)
-                atomic_write(where, foreign.written_copy(payload))
+                atomic_write(where, foreign.written_copy(payload, origin))
             except (StoreError, OSError) as exc:
                 why = "an update another tool makes to bandit-state.json before the next write is kept, not logged"
                 set_aside(where, f"{exc}; the copy of the numbers written is not kept ({why})")
@@ -169,7 +181,7 @@ class WrittenCopies(Analysis):
     def _written_or_why(self, state: dict[str, Any]) -> foreign.Written | str:
         """`_written`, or why not: which arm cannot be told apart ("" when nothing says more than "no copy")."""
         if (written := self._kept(state)) is not None:
-            return self._copies_told(state, written)
+            return self._two_loads(state, self._copies_told(state, written))
         created = state.get("created")
         if not isinstance(created, str):
             return ""
@@ -204,6 +216,42 @@ class WrittenCopies(Analysis):
         assert not isinstance(found, Untold)  # (untold_as_base: an untold arm keeps our copy's numbers)
         return foreign.Written(found[0].arms, found[0].sessions, created, written.records)
 
+    def _two_loads(self, state: dict[str, Any], written: foreign.Written) -> foreign.Written | str:
+        """`written` (our copy with what gptme's saves of the own file logged since: the latest), unless the own file
+        `state` did not grow from it and one of its load's did (docs/format.md §7 *Two saves of one load*): two gptme
+        processes loaded the file of ours, one's save was logged, and the other saved from what it loaded. Then its
+        base is the file of ours they loaded (`origin`), told arm by arm against every state a save of it logged that
+        the file may have grown from (`Exports.per_arm`): an arm as one saw it is that update, logged; the sessions
+        counted are those none logged. An arm that may hold such an update or not (a save of its own plus one more,
+        or two of the other's): TwoLoads, why (its update is not guessed)."""
+        created, origin = state.get("created"), written.origin
+        if origin is None or origin.sessions is None or not isinstance(created, str) or written.created != created:
+            return written
+        own, exports = str(self.state_path), self._reader.index.exports
+        if exports.saved(created, own) is None or foreign.grows_from(state, written):
+            return written
+        try:
+            arms = state["arms"]
+            counts, stamps = foreign.file_counts(state, arms), foreign.file_stamps(state, arms)
+            numbers = FileNumbers(own, created, counts, interop.file_sessions(state), stamps)
+        except (TypeError, ValueError, AttributeError, KeyError, OverflowError, interop.InteropError):
+            return written  # (the increments refuse it)
+
+        def apart(seen: FileNumbers) -> bool:  # (a save the file did not grow from: its updates are not the file's)
+            return not foreign.grows_from(state, foreign.Written(seen.arms, None, stamps=seen.stamps), seen.arms)
+
+        base = FileNumbers(own, created, origin.arms, origin.sessions)
+        found = exports.per_arm(base, frozenset(), numbers, origin.sessions, apart=apart)
+        if isinstance(found, Untold):
+            return TwoLoads(
+                f"{found.key} may hold the update of a save of that file logged before, or not (two gptme processes "
+                f"saved it from one load, {created}: one session or two, the numbers cannot tell)"
+            )
+        told = foreign.Written(
+            found[0].arms, found[0].sessions, created, written.records, {**(origin.stamps or {}), **found[0].stamps}
+        )
+        return told if foreign.grows_from(state, told) else written
+
     def _rebuilt(self, state: dict[str, Any]) -> foreign.Written | str:
         """The numbers of the workspace's own state file `state` that are ours, told arm by arm from the log
         when no copy of what we wrote is left (gptme_files: as an earlier copy's are), or which arm cannot be
@@ -235,7 +283,7 @@ class WrittenCopies(Analysis):
         stamps = None
         if copy.stamps is not None:  # (a key that event saw: gptme's stamp there, when it logged one)
             stamps = {key: stamp for key, stamp in copy.stamps.items() if key not in saved.arms} | saved.stamps
-        return foreign.Written({**copy.arms, **saved.arms}, saved.sessions, created, copy.records, stamps)
+        return foreign.Written({**copy.arms, **saved.arms}, saved.sessions, created, copy.records, stamps, copy.origin)
 
     def _records_of_copy(self, state: dict[str, Any]) -> Any:
         """The records the copy of the file of ours that `state` grew from names (interop.RECORDS_KEY; None: no
@@ -269,6 +317,12 @@ class WrittenCopies(Analysis):
             return foreign.read_written_copy(data)
         except (OSError, UnsafeFile, ValueError):
             return None
+
+
+class TwoLoads(str):
+    """Why the own file's update is not logged: it may hold a logged save's update or not (`_two_loads`)."""
+
+    __slots__ = ()
 
 
 def _copy_time(name: str) -> dt.datetime:

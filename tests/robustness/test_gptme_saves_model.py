@@ -4,9 +4,12 @@ session of ours and every session gptme saved and our next command saw is counte
 
 gptme's bandit takes no lock of ours: it loads the file, and later saves what it loaded plus its
 session. A save over a file that another save of gptme's replaced meanwhile loses that save (gptme's
-own race, nothing we can see), so the model lets one load wait at a time and has our next command see
-each save before gptme loads again. The truth is a hand fold: each session of ours credits the one
-lesson with weight 1 (salience 1), adding (r, 1 - r) and one selection; each of gptme's adds its own.
+own race, nothing we can see), so the model has our next command see each save before gptme saves again.
+Besides the one load waiting at a time, a second process may hold an earlier load (gptme-sessions loads at a
+session's start and saves at its end: two overlapping sessions save two files grown from one load) and save its
+session from it later, after other saves of that load were logged and our writes replaced the file. Each update is
+stamped as gptme's clock stamps it (to the microsecond). The truth is a hand fold: each session of ours credits the
+one lesson with weight 1 (salience 1), adding (r, 1 - r) and one selection; each of gptme's adds its own.
 """
 
 from __future__ import annotations
@@ -39,7 +42,10 @@ class GptmeSaves(RuleBasedStateMachine):
         self.graded = 0
         self.truth = [1.0, 1.0, 0, 0]  # alpha, beta, selections, sessions
         self.loaded: dict[str, Any] | None = None  # what gptme loaded and has not saved yet
+        self.earlier: dict[str, Any] | None = None  # a second process's load, held past other saves
+        self.earlier_sessions: list[float] = []  # the rewards of its sessions not saved yet
         self.unseen = False  # a save of gptme's that no command of ours has read yet
+        self.clock = 0  # gptme's stamps: one microsecond more each update
 
     def teardown(self) -> None:
         self.tmp.cleanup()
@@ -65,21 +71,42 @@ class GptmeSaves(RuleBasedStateMachine):
     def gptme_loads(self) -> None:
         self.loaded = json.loads((self.root / STATE_REL).read_text())
 
-    @precondition(lambda self: self.loaded is not None)
+    @precondition(lambda self: self.loaded is not None and not self.unseen)
     @rule(reward=REWARDS)
     def gptme_saves(self, reward: float) -> None:
         assert self.loaded is not None
-        arms = self.loaded["arms"]
+        self._save(self.loaded, [reward])
+        self.loaded, self.unseen = None, True
+
+    @precondition(lambda self: self.earlier is None and not self.unseen)
+    @rule()
+    def second_process_loads(self) -> None:
+        self.earlier = json.loads((self.root / STATE_REL).read_text())
+
+    @precondition(lambda self: self.earlier is not None and not self.unseen)
+    @rule(reward=REWARDS)
+    def second_process_saves(self, reward: float) -> None:
+        """The second process saves its session from the earlier load, after any saves and writes meanwhile."""
+        assert self.earlier is not None
+        self._save(self.earlier, [reward])
+        self.earlier, self.unseen = None, True
+
+    def _save(self, loaded: dict[str, Any], rewards: list[float]) -> None:
+        """gptme's `update` of git by each reward on what it `loaded`, then `save` (the last)."""
+        arms = loaded["arms"]
         arm = arms.setdefault(GIT, {"arm_id": GIT, "alpha": 1.0, "beta": 1.0, "total_selections": 0,
                                     "total_rewards": 0, "last_updated": ""})  # fmt: skip
-        arm.update(alpha=arm["alpha"] + reward, beta=arm["beta"] + 1 - reward)
-        arm["total_selections"] += 1
-        arm["total_rewards"] += int(reward > 0.5)
-        saved = {key: self.loaded[key] for key in ("arms", "total_sessions", "created", "last_updated")}
-        saved["total_sessions"] += 1
+        for reward in rewards:
+            self.clock += 1
+            arm.update(alpha=arm["alpha"] + reward, beta=arm["beta"] + 1 - reward)
+            arm["total_selections"] += 1
+            arm["total_rewards"] += int(reward > 0.5)
+            arm["last_updated"] = f"2026-12-07T12:00:00.{self.clock:06d}+00:00"
+            loaded["total_sessions"] += 1
+            loaded["last_updated"] = arm["last_updated"]
+            self._add(reward)
+        saved = {key: loaded[key] for key in ("arms", "total_sessions", "created", "last_updated")}
         (self.root / STATE_REL).write_text(json.dumps(saved, indent=2) + "\n")
-        self.loaded, self.unseen = None, True
-        self._add(reward)
 
     @invariant()
     def every_session_counted_once(self) -> None:
