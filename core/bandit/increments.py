@@ -6,9 +6,10 @@ increments events saw there (`seen`), logged as an increments event (docs/format
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import msgspec
@@ -30,6 +31,7 @@ WRITTEN_MAGIC = b"lesson-credit state-written 2\n"  # a copy of the numbers of a
 OLD_WRITTEN_MAGIC = b"lesson-credit state-written 1\n"  # its arms only (no total_sessions)
 GPTME_BANDIT = "gptme-bandit"  # the source of the increments logged from gptme's update of the file
 Counts = tuple[float, float, int, int]  # alpha, beta, total_selections, total_rewards
+Counts3 = tuple[float, float, int]  # alpha, beta, total_selections
 
 
 class Written(Struct, frozen=True):
@@ -162,38 +164,85 @@ def increments(
 
 class MadeAgain(Struct, frozen=True):
     """Which arms of the workspace's own state file gptme's bandit pruned, then made again (docs/format.md §7
-    *Made again*): its `prune` drops an arm not updated in 90 days (or never selected), and a session of its own
-    drawing that lesson then makes it at Beta(1, 1) (`get_or_create_arm`) and updates it, so the arm holds gptme's
-    sessions alone. Told so (`of`) when gptme stamped it since we wrote it (`stamps`: per key, the stamp we wrote;
-    a key without one, a copy of before: only an arm that changed), its numbers are not ours plus whole updates (each
-    adds r to alpha, 1 - r to beta and one selection), and they are an arm gptme's bandit made: alpha + beta is 2 +
-    total_selections (its arms start at 1 and 1, and each update adds 1 in all, decay aside), with no more
-    selections than the sessions gptme counted since (`sessions`: each session selects an arm once)."""
+    *Made again*): its `prune` drops an arm (not updated in `max_age_days`, or with at most `min_selections`
+    selections: both its options, so any arm), and a session of its own drawing that lesson then makes it at
+    Beta(1, 1) (`get_or_create_arm`) and updates it, so the arm holds gptme's sessions alone. Told so (`told`)
+    against what we wrote (the copy's numbers, or with no copy every reading of the log as of our write): gptme
+    stamped it after our write (its clock's form, later than the file's `created`, `created`: gptme keeps it), its
+    numbers are no reading of what we wrote plus whole updates (each adds r to alpha, 1 - r to beta and one
+    selection), and they are an arm gptme's bandit made: alpha + beta is 2 + total_selections (its arms start at 1
+    and 1, and each update adds 1 in all, decay aside), with no more selections than the sessions gptme counted
+    since (`sessions`: each session selects an arm once)."""
 
     stamps: dict[str, str]
     sessions: int
+    created: str | None = None
 
     def of(self, key: str, entry: dict[str, Any], was: tuple[float, ...], now: tuple[float, ...]) -> bool:
-        stamp = entry.get("last_updated")
-        if not isinstance(stamp, str) or not GPTME_STAMP.fullmatch(stamp):
-            return False
-        if (ours := self.stamps.get(key)) is not None and stamp == ours:
+        """An arm of the file with a copy of ours left: `was` as the copy holds it (its stamp `stamps[key]`; a key
+        without one, a copy of before: only an arm that changed)."""
+        if (ours := self.stamps.get(key)) is not None and entry.get("last_updated") == ours:
             return False
         if ours is None and _same_numbers(was, now):
             return False
-        return self.fits(was, now)
+        return self.told(entry, lambda: [was], now)
 
-    def fits(self, was: tuple[float, ...], now: tuple[float, ...]) -> bool:
-        """Whether an arm gptme's bandit restamped, at `was` as we wrote it, now `now`, is one it made again."""
-        return not whole_updates(was, now) and gptme_made(now, self.sessions)
+    def told(
+        self, entry: dict[str, Any], written: Callable[[], Iterable[tuple[float, ...]] | None], now: tuple[float, ...]
+    ) -> bool:
+        """Whether the arm `entry`, its numbers `now`, is one gptme's bandit made again, `written()` each reading of
+        what we wrote for it (None: not known; a reading at Beta(1, 1) with no selection gives the same increments
+        either way, and does not count against it). Read only for an arm gptme stamped since that it could make."""
+        if not self._stamped_since(entry) or not gptme_made(now, self.sessions) or (readings := written()) is None:
+            return False
+        return not any(
+            whole_updates(was[: len(now)], now[: len(was)])
+            for was in readings
+            if not _same_numbers(was[:3], GPTME_NEW_ARM[:3])
+        )
+
+    def unchanged(
+        self, entry: dict[str, Any], written: Callable[[], Iterable[tuple[float, ...]] | None], now: tuple[float, ...]
+    ) -> bool:
+        """Whether the arm `entry`, its numbers `now`, is as we wrote it: stamped in gptme's form before our write
+        (its stamp of an update logged before, which our write kept: gptme restamps an arm it updates since) and
+        at a reading of what we wrote (`written()`)."""
+        stamp = entry.get("last_updated")
+        if not isinstance(stamp, str) or not GPTME_STAMP.fullmatch(stamp) or self._stamped_since(entry):
+            return False
+        if self._written_at() is None or (readings := written()) is None:
+            return False
+        return any(_same_numbers(was[:3], now[:3]) for was in readings)
+
+    def _written_at(self) -> dt.datetime | None:
+        """The file's `created` (the time of our write) as an aware time; None when it is none."""
+        if not isinstance(self.created, str):
+            return None
+        try:
+            written = dt.datetime.fromisoformat(self.created)
+        except (TypeError, ValueError):
+            return None
+        return written if written.tzinfo else written.replace(tzinfo=dt.UTC)
+
+    def _stamped_since(self, entry: dict[str, Any]) -> bool:
+        """Whether gptme's bandit stamped the arm after our write: its clock's form (`GPTME_STAMP`), a time later than
+        the file's `created` (a file copied from another workspace bears that one's stamps, from before its write)."""
+        stamp = entry.get("last_updated")
+        if not isinstance(stamp, str) or not GPTME_STAMP.fullmatch(stamp) or (written := self._written_at()) is None:
+            return False
+        try:
+            return dt.datetime.fromisoformat(stamp) > written
+        except ValueError:
+            return False
 
 
 def whole_updates(was: tuple[float, ...], now: tuple[float, ...]) -> bool:
     """Whether the numbers `now` are `was` plus one or more updates of gptme's bandit (each: alpha + r, beta + 1 - r,
-    one selection, a reward when r > 0.5)."""
-    d_alpha, d_beta, d_n, d_r = (after - before for before, after in zip(was, now, strict=True))
+    one selection, a reward when r > 0.5; the rewards compared when both give them)."""
+    d_alpha, d_beta, d_n, *d_r = (after - before for before, after in zip(was, now, strict=True))
     tol = 1e-9 * max(1.0, abs(now[0]) + abs(now[1]))
-    return d_n >= 1 and d_alpha >= -tol and d_beta >= -tol and abs(d_alpha + d_beta - d_n) <= tol and 0 <= d_r <= d_n
+    moved = d_n >= 1 and d_alpha >= -tol and d_beta >= -tol and abs(d_alpha + d_beta - d_n) <= tol
+    return moved and all(0 <= step <= d_n for step in d_r)
 
 
 def grows_from(state: dict[str, Any], written: Written, keys: Iterable[str] | None = None) -> bool:

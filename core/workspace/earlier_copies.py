@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,7 @@ from lesson_credit.core.workspace.state_file import StateFile
 
 DECAYED = "what the log held right after a session is not known per arm"
 VERDICT_MAX_BYTES = 1 << 20  # a kept verdict is a few hundred bytes: more is not one
+MAX_READINGS = 32  # sessions of an arm after the latest stamp of ours it is read at (each reads its arm's entries)
 
 
 class EarlierCopies(StateFile):
@@ -96,8 +98,7 @@ class EarlierCopies(StateFile):
         total_sessions: an import's, else no more than the log counts now (and then, before that session). A str
         instead: which arm is none of these and why (ours changed since: what was added to it cannot be told from
         the log's evidence)."""
-        created, where = str(existing["created"]), str(path.resolve())
-        own = str(self.state_path)
+        created, where, own = str(existing["created"]), str(path.resolve()), str(self.state_path)
 
         def grew_from(numbers: FileNumbers) -> bool:  # the file holds what an import of it by another path saw
             try:
@@ -131,7 +132,8 @@ class EarlierCopies(StateFile):
             logged = min(logged, int(np.count_nonzero(late.scored[: since[0]] >= 0)) + post.data.counted_sessions)
         sessions = saved.sessions if saved is not None else min(interop.file_sessions(existing), logged)
         own_file = path.resolve() == self.state_path.resolve()  # (gptme's prune there: an arm made again, below)
-        again = foreign.MadeAgain({}, interop.file_sessions(existing) - sessions)
+        again = foreign.MadeAgain({}, interop.file_sessions(existing) - sessions, created)
+        bound = max((first for _, _, first in stamped.values()), default=-1)  # (our write was after it)
         base: dict[str, foreign.Counts] = {}
         for key, entry in existing["arms"].items():
             counts = foreign.file_counts(existing, [key])[key]
@@ -151,7 +153,9 @@ class EarlierCopies(StateFile):
                 if not _same(now, i, last):  # (moved since: by another file's import, or before that file's write)
                     return Untold(f"{key} is not the log's (logged since gptme's update of it was)", told)
                 base[key] = last  # gptme's arm, logged from this file before: the log's since, as we wrote it
-            elif own_file and i is not None and _made_again(again, entry, post, i, counts):
+            elif own_file and i is not None and again.unchanged(entry, _readings(post, late, i, bound), counts):
+                base[key] = counts  # as we wrote it: gptme's stamp from before our write, which kept it
+            elif own_file and i is not None and again.told(entry, _readings(post, late, i, bound), counts):
                 pass  # gptme's arm made again after its prune: counted from Beta(1, 1) (not in `base`)
             elif i is not None and (named[i] or not _same(now, i, fresh)) and (since is None or not since[1][i]):
                 return Untold(f"{key} is not the log's (an update of a lesson the log has evidence of)", told)
@@ -278,18 +282,30 @@ def _rows_holding(items: tuple[str | None, ...], values: set[str]) -> list[int]:
     return [row for row, item in enumerate(items) if item in found] if found else []
 
 
-def _made_again(again: foreign.MadeAgain, entry: dict[str, Any], post: Any, i: int, counts: foreign.Counts) -> bool:
-    """Whether arm `i` of the workspace's own file (`entry`, its numbers `counts`), not stamped as a write of ours
-    stamps it, is one gptme's bandit made again after its `prune` (`foreign.MadeAgain`): stamped by gptme's clock,
-    and not the log's numbers now plus whole updates (a write of ours left the log's numbers then; a session logged
-    since, this command's, over them: `MadeAgain` bounds the arm's selections by the sessions gptme counted)."""
-    stamp = entry.get("last_updated")
-    if not isinstance(stamp, str) or not foreign.GPTME_STAMP.fullmatch(stamp):
-        return False
-    ours = (float(post.alpha[i]), float(post.beta[i]), int(post.n[i]), int(post.rewarded[i]))
-    if ours == foreign.GPTME_NEW_ARM:  # (an arm of pending sessions alone: ours was gptme's Beta(1, 1) too)
-        return foreign.gptme_made(counts, again.sessions)
-    return again.fits(ours, counts)
+def _readings(post: Any, late: LateGrades, i: int, bound: int) -> Callable[[], list[foreign.Counts3] | None]:
+    """`_as_written_then`, read when asked."""
+    return lambda: _as_written_then(post, late, i, bound)
+
+
+def _as_written_then(post: Any, late: LateGrades, i: int, bound: int) -> list[foreign.Counts3] | None:
+    """Every reading of what a write of ours put for arm `i` of the workspace's own file, with no copy of it left
+    (for `MadeAgain.told`): the write came after session row `bound` (the latest a stamp of ours in the file names;
+    -1: none does), so the arm held its sessions up to its last at or before `bound`, or up to any of its later
+    ones, each under the grades then (`LateGrades.readings`: a regrade or a grade of a session pending then, logged
+    since, this command's included). None: not known (decay set; more than MAX_READINGS such sessions; a prior of
+    the lesson logged after session `bound`, an import's: the readings hold the prior in force now)."""
+    data = post.data
+    if post.settings.decay < 1.0 or np.any((data.prior_after.arm == i) & (data.prior_after.after > bound)):
+        return None
+    rows = np.unique(data.entry_session[data.entry_arm == i])
+    later = rows[rows > bound]
+    if len(later) > MAX_READINGS:
+        return None
+    first = rows[rows <= bound]
+    found: list[foreign.Counts3] = []
+    for row in [int(first[-1]) if len(first) else -1, *later.tolist()]:
+        found.extend(late.readings(i, row, late.through(i, row)))
+    return found
 
 
 def _same(numbers: tuple[Any, Any, Any], i: int, counts: tuple[float, float, int, *tuple[int, ...]]) -> bool:

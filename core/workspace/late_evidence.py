@@ -123,12 +123,18 @@ class LateGrades:
 
     def explains(self, arm: int, row: int, through: Numbers, counts: Numbers) -> bool:
         """Whether `counts` (an arm's alpha, beta, n in a file) are arm `arm`'s numbers right after session `row`
-        as a write made before later evidence left them: `through` (under the grades now) with the arm's sessions
-        up to `row` under the grades before a grade event of one of them logged after `row` had its score (the
-        latest MAX_CUTS such events), and without the arm's increments when every one was logged after `row`."""
-        since = int(self.scored[row])
-        if since < 0:
-            return False
+        as a write made before later evidence left them (`readings`)."""
+        return any(_close(numbers, counts) for numbers in self.readings(arm, row, through))
+
+    def readings(self, arm: int, row: int, through: Numbers) -> list[Numbers]:
+        """Arm `arm`'s numbers right after session `row` (-1: before any session of it) as a write made then left
+        them: `through` (under the grades now) with the arm's sessions up to `row` under the grades before a grade
+        event of one of them logged after `row` had its score (the latest MAX_CUTS such events), and without the
+        arm's increments when every one was logged after `row`."""
+        found: list[Numbers] = []
+        since = int(self.scored[row]) if row >= 0 else -1
+        if row >= 0 and since < 0:
+            return found
         post, data = self.post, self.post.data
         entries = np.flatnonzero((data.entry_arm == arm) & (data.entry_session <= row))  # the arm's, up to `row`
         sessions = np.unique(data.entry_session[entries])
@@ -137,13 +143,25 @@ class LateGrades:
         now = self._sums(entries, post.base)
         for alpha, beta, n in (through, *self._before_increments(arm, row, through)):
             bases = [base for base in map(self.base_before, cuts) if base is not None]
-            for numbers in [(alpha, beta, n)] + [
+            found.append((alpha, beta, n))
+            found.extend(
                 (alpha - now[0] + a, beta - now[1] + b, n - now[2] + k)
                 for a, b, k in (self._sums(entries, base) for base in bases)
-            ]:
-                if _close(numbers, counts):
-                    return True
-        return False
+            )
+        return found
+
+    def through(self, arm: int, row: int) -> Numbers:
+        """Arm `arm`'s (alpha, beta, n) right after session `row` (-1: before any of its sessions) under the grades
+        and settings now, over its priors and every increment (`fold.fold_through` for one arm; no decay)."""
+        post, data, settings = self.post, self.post.data, self.post.settings
+        alpha, beta, n = self._sums(np.flatnonzero((data.entry_arm == arm) & (data.entry_session <= row)), post.base)
+        start_alpha = settings.prior_alpha if np.isnan(data.prior_alpha[arm]) else float(data.prior_alpha[arm])
+        start_beta = settings.prior_beta if np.isnan(data.prior_beta[arm]) else float(data.prior_beta[arm])
+        return (
+            start_alpha + float(data.added_alpha[arm]) + alpha,
+            start_beta + float(data.added_beta[arm]) + beta,
+            int(data.prior_n[arm]) + n,
+        )
 
     def _sums(self, entries: npt.NDArray[np.intp], base: FloatArray) -> Numbers:
         """What the graded sessions of `entries` add to their arm under the per-session rewards `base`."""

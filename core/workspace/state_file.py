@@ -229,7 +229,9 @@ class StateFile(WrittenCopies):
         by_id: dict[str, foreign.Counts] = {}
         lessons: dict[str, str] = {}  # each key changed: its lesson
         pruned = written is None  # (the own file: an arm gptme's prune dropped loses nothing; one made again counts)
-        again = foreign.MadeAgain(found.stamps or {}, foreign.sessions_added(state, found)) if pruned else None
+        added, created = foreign.sessions_added(state, found), state.get("created")
+        made = foreign.MadeAgain(found.stamps or {}, added, created if isinstance(created, str) else None)
+        again = made if pruned else None
         for key, (a, b, n, r) in foreign.increments(state, found.arms, pruned, again).items():  # two keys: both
             was = by_id.get(lesson_id := mapper.map(key)[0], (0.0, 0.0, 0, 0))
             by_id[lesson_id], lessons[key] = (was[0] + a, was[1] + b, was[2] + n, was[3] + r), lesson_id

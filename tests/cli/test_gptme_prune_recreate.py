@@ -22,15 +22,26 @@ from tests.support.engine_helpers import LOG_REL, STATE_REL, make_workspace, ses
 from tests.support.two_arms import LESSONS, A, B, ok
 from tests.support.two_arms import rows_said as rows
 
-NOW = dt.datetime(2026, 12, 7, 9, 0, tzinfo=dt.UTC)  # gptme's clock at its prune and its sessions
-STAMPS = iter(f"2026-12-07T09:00:{s:02d}.{123456 + s:06d}+00:00" for s in range(60))
+LAST = [dt.datetime.min.replace(tzinfo=dt.UTC)]  # gptme's clock's last look
+
+
+def gptme_clock(state: dict[str, Any]) -> dt.datetime:
+    """gptme's clock at its prune or its session: this machine's, as gptme's is (so later than our write of the file
+    it loaded, its `created`, which it keeps, and than its look before). Its stamps are its clock's `isoformat()`,
+    `+00:00`, to the microsecond (a fraction of 0 it would not write so)."""
+    created = dt.datetime.fromisoformat(state["created"]).astimezone(dt.UTC)
+    step = dt.timedelta(microseconds=1)
+    moment = max(dt.datetime.now(dt.UTC), created + step, LAST[0] + step)
+    LAST[0] = moment + step if moment.microsecond == 0 else moment
+    return LAST[0]
 
 
 def gptme_prune(state: dict[str, Any], max_age_days: int = 90, min_selections: int = 0) -> None:
     """gptme-sessions' `prune_stale`: an arm whose `last_updated` is over `max_age_days` old, or with at most
     `min_selections` selections, is dropped."""
+    now = gptme_clock(state)
     for key, arm in list(state["arms"].items()):
-        old = arm["last_updated"] and (NOW - dt.datetime.fromisoformat(arm["last_updated"])).days > max_age_days
+        old = arm["last_updated"] and (now - dt.datetime.fromisoformat(arm["last_updated"])).days > max_age_days
         if old or arm["total_selections"] <= min_selections:
             del state["arms"][key]
 
@@ -38,7 +49,7 @@ def gptme_prune(state: dict[str, Any], max_age_days: int = 90, min_selections: i
 def gptme_update(state: dict[str, Any], key: str, reward: float) -> None:
     """gptme-sessions' `update_session` of one arm: made at Beta(1, 1) when missing, alpha + r, beta + 1 - r, a
     selection (a reward when r > 0.5), restamped; the session counted."""
-    stamp = next(STAMPS)
+    stamp = gptme_clock(state).isoformat()
     arm = state["arms"].setdefault(
         key,
         {"arm_id": key, "alpha": 1.0, "beta": 1.0, "total_selections": 0, "total_rewards": 0, "last_updated": ""},
