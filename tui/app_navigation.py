@@ -4,6 +4,7 @@ to grade, leaving a session with a draft (after asking), help, the command palet
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, cast
@@ -134,7 +135,8 @@ class AppNavigation(_Base):
         await go()
 
     async def open_next_pending(self, after: str | None) -> None:
-        """Open the next pending session after `after` (log order), from Sessions or a Session detail.
+        """Open the next pending session after `after`, from Sessions or a Session detail: down the Sessions list
+        in its order when the session was opened from it (or `n` is typed on it), else in the grading queue's.
 
         Pending as the operator will find it: a session with a grade still queued is not, one whose
         queued undo retracts its grade is."""
@@ -143,7 +145,18 @@ class AppNavigation(_Base):
             if not self.after_first_snapshot(partial(self.open_next_pending, after)):
                 self.notify("The session list could not be read (see the error).", severity="error", markup=False)
             return
-        if self.grading_order == "informative" and self.queue_ids is not None:
+        listed = self._sessions_list_under()
+        if listed is not None:
+            from lesson_credit.tui.next_pending import next_in_list
+
+            def still_pending(session_id: str) -> bool:
+                value = self.writes.expected(session_id, snapshot.grade_of(session_id))
+                return value is None or value != value  # (NaN: pending)
+
+            rows, table, pending_rows = listed[0]
+            listed_here = (rows, table.session_ids, pending_rows, after, listed[1], still_pending)
+            target = next_in_list(*listed_here, self.writes.touched())
+        elif self.grading_order == "informative" and self.queue_ids is not None:
             from lesson_credit.tui.records_views import next_in_order
 
             found = (self.queue_ids, after, self.writes.expected, self.writes.touched(), snapshot.grade_of)
@@ -151,10 +164,25 @@ class AppNavigation(_Base):
         else:
             target = snapshot.next_pending(after, self.writes.expected, self.writes.touched())
         if target is None:
-            self.notify("No pending session left to grade.", markup=False)
+            shown = "" if listed is None else listed[2]
+            if shown:  # the list's own order: there may be pending sessions it does not show
+                said = f"No pending session left in the list filtered by {one_line(shown)!r} (escape there clears it)."
+                self.notify(said, markup=False)
+            else:
+                self.notify("No pending session left to grade.", markup=False)
             return
 
         await self.open_session(target)
+
+    def _sessions_list_under(self) -> tuple[Any, str | None, str] | None:
+        """The Sessions list's order (`SessionsScreen.list_order`), highlighted row and filter shown, when it is
+        the screen in view or the one under the sessions opened over it; None from anywhere else (the queue's)."""
+        module = sys.modules.get("lesson_credit.tui.screens.sessions")  # (not imported: no Sessions list open)
+        under = next((s for s in reversed(self.screen_stack) if not (s.is_modal or is_session_detail(s))), None)
+        if module is None or not isinstance(under, module.SessionsScreen):
+            return None
+        order = under.list_order()
+        return None if order is None else (order, under.highlighted, under.shown_filter)
 
     async def open_session(self, session_id: str, focus_lesson: str | None = None) -> None:
         """Open a session's detail over the current screen (after asking, when leaving a draft).
@@ -163,9 +191,15 @@ class AppNavigation(_Base):
         from lesson_credit.tui.screens.session_detail import SessionDetailScreen
 
         async def go() -> None:
-            while isinstance(self.screen, SessionDetailScreen):
+            opened = SessionDetailScreen(self.source, session_id, focus_lesson=focus_lesson)
+            if not isinstance(self.screen, SessionDetailScreen):
+                await self.push_screen(opened)
+                return
+            while isinstance(self.screen_stack[-2], SessionDetailScreen):
                 await self.pop_screen()
-            await self.push_screen(SessionDetailScreen(self.source, session_id, focus_lesson=focus_lesson))
+            # in its place: popped first, the list under it was shown (a third of a second on a loaded machine)
+            # until the next session's screen was up, at every `n`
+            await self.switch_screen(opened)
 
         await self.leave_detail(go, f"open {one_line(session_id)}")
 

@@ -13,6 +13,15 @@ def _last_credit(row: LessonRow) -> float:
     return -1.0 if row.last_credit is None else row.last_credit
 
 
+# the Lessons screen's help: every column's meaning (at 80 columns no header says what "ranking" or "last" is)
+LESSONS_HELP = (
+    "Every lesson's posterior: mean, the posterior mean of its reward rate (0 to 1), and its 95% CI; n, the graded "
+    "sessions it was injected in; ranking, the shrunk joint estimate of its effect on a session's reward (loo --json's "
+    "ranking), to rank by: not Analysis's effect, whose sign can differ; last, its latest credit. Highlight a lesson "
+    "to plot its density; pin up to three to compare. On a short terminal the lesson's panel scrolls (its bar shows "
+    "it): tab to it, then the arrows."
+)
+
 # column key -> (header, sort key)
 # (in display order: what matters most first, so a narrow terminal loses the rest at the right)
 SORTS: dict[str, tuple[str, Callable[[LessonRow], Any]]] = {

@@ -317,7 +317,7 @@ async def test_next_pending_grades_a_queue_from_the_keyboard(ws_root: Path) -> N
         await settle(pilot)
         await pilot.press("s")
         await settle(pilot)
-        burst(pilot, "n", "7", "c", "n", "6", "c", "n")
+        burst(pilot, "down", "n", "7", "c", "n", "6", "c", "n")  # down: s4 (s5 is the top row)
         await settle(pilot)
         assert grades(ws_root) == [("s4", 0.7, "manual"), ("s5", 0.6, "manual")]
         detail = app.screen

@@ -306,12 +306,18 @@ class Model:
         self._leave(go)
 
     def _open_next(self, after: str | None) -> None:
-        pending = [sid for sid in LOG_ORDER if self.grades[sid] is None]
-        start = LOG_ORDER.index(after) + 1 if after is not None else 0
-        ordered = [s for s in pending if LOG_ORDER.index(s) >= start] + [
-            s for s in pending if LOG_ORDER.index(s) < start
-        ]
-        target = next((s for s in ordered if s != after), None)
+        """Over the Sessions list (on it, or a session opened over it): down the list as shown, from the row
+        after `after`, or from the highlighted row itself on the list; elsewhere the grading queue's order (the
+        log's); wrapping round either way."""
+        if self.mode == "sessions":
+            order = self.rows()
+            reference = after if after is not None else self.highlighted
+            start = order.index(reference) + (after is not None) if reference in order else 0
+        else:
+            order = list(LOG_ORDER)
+            start = LOG_ORDER.index(after) + 1 if after is not None else 0
+        ordered = order[start:] + order[:start]
+        target = next((s for s in ordered if s != after and self.grades[s] is None), None)
         if target is not None:
             self._open(target)
 
@@ -572,7 +578,7 @@ def test_writes_failing_for_a_while_are_logged_once_each_in_order() -> None:
     the expected 0.7, confirmed by a y typed once the question shows) not at all, and the undo (typed
     ahead, waiting for the answer) once; each is tried again until written, the ones behind waiting
     behind it."""
-    keys = ["s", "n", "7", "c", "8", "c", "u"]
+    keys = ["s", "down", "n", "7", "c", "8", "c", "u"]  # down: the cursor on s4
     model = typed(Model(), *keys)
     assert model.dialog == ("commit", 0.8) and model.held == ["u"]
     model.answer("y")
@@ -595,13 +601,13 @@ def test_the_model_agrees_with_worked_examples() -> None:
     drafts and typed-ahead keys that once went wrong)."""
     # s4 then s5 are pending; commit, replace (asked: the c, u, u, u typed ahead wait), answered y: the
     # c has nothing left to commit, the undos take back 0.8, then 0.7, then nothing is left
-    model = typed(Model(), "s", "n", "7", "c", "8", "c", "c", "u", "u", "u")
+    model = typed(Model(), "s", "down", "n", "7", "c", "8", "c", "c", "u", "u", "u")
     assert model.log == [("s4", 0.7)] and model.dialog == ("commit", 0.8) and model.held == ["c", "u", "u", "u"]
     model.answer("y")
     assert model.log == [("s4", 0.7), ("s4", 0.8), ("s4", 0.7), ("s4", None)]
     assert model.session == "s4" and model.grades["s4"] is None
     # the same answered no: nothing replaced, the keys typed for after it dropped, the draft kept
-    model = typed(Model(), "s", "n", "7", "c", "8", "c", "c", "u")
+    model = typed(Model(), "s", "down", "n", "7", "c", "8", "c", "c", "u")
     model.answer("escape")
     assert model.log == [("s4", 0.7)] and model.draft == 0.8 and model.held == [] and model.dialog is None
     # `/ s4 enter enter 3 c` grades s4; `7 enter` opens the top row (s5) without a draft
@@ -609,8 +615,9 @@ def test_the_model_agrees_with_worked_examples() -> None:
     assert model.log == [("s4", 0.3)] and model.session == "s4"
     model = typed(Model(), "s", "7", "enter")
     assert model.session == "s5" and model.draft is None
-    # `g 0.37 enter c n`: s4 graded 0.37, then s5 (the next pending) opens
-    model = typed(Model(), "s", "n", "g", "0", "full_stop", "3", "7", "enter", "c", "n")
+    # `g 0.37 enter c n` on s4 (the list's second row): s4 graded 0.37, then s5 (the next pending down the list,
+    # wrapping round) opens; `n` from the list's top row opens s5, the newest pending
+    model = typed(Model(), "s", "down", "n", "g", "0", "full_stop", "3", "7", "enter", "c", "n")
     assert model.log == [("s4", 0.37)] and model.session == "s5"
     # over the heuristic's 0.8 the box opens with it selected: typing replaces it; c commits (a person's
     # grade goes over the heuristic's: no question), the second c has no draft left

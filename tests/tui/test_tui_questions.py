@@ -65,7 +65,7 @@ def typed_ahead_line(app: LessonCreditApp) -> str:
 async def graded_s4_by_hand(pilot: Pilot[Any], root: Path) -> None:
     """s4 open, with the operator's grade 0.5 on it (a person's grade: replacing it asks)."""
     await settle(pilot)
-    burst(pilot, "s", "n", "5", "c")
+    burst(pilot, "s", "down", "n", "5", "c")  # down: the cursor on s4 (s5 is the top row)
     await settle(pilot)
     assert grades(root) == [("s4", 0.5)]
 
@@ -155,7 +155,7 @@ async def test_keys_typed_before_leaving_a_draft_go_to_the_session_opened(
     app = two_pending
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        burst(pilot, "s", "n", "5", "n", "3", "c")
+        burst(pilot, "s", "down", "n", "5", "n", "3", "c")
         await settle(pilot)
         assert isinstance(app.screen, ConfirmScreen) and app.screen.question.startswith("Discard the draft grade 0.5")
         assert "waiting for your answer: 3 c" in typed_ahead_line(app)

@@ -148,7 +148,7 @@ async def test_exact_grade_typed_ahead_grades_and_moves_on(two_pending: LessonCr
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await open_sessions(pilot)
-        burst(pilot, "n", "g", *keys("0.37"), "enter", "c", "n")
+        burst(pilot, "down", "n", "g", *keys("0.37"), "enter", "c", "n")  # down: s4, s5 the top row
         await settle(pilot)
         assert stack(app) == ["SessionsScreen", "detail:s5"]
         assert shown_draft(app) is None
@@ -164,7 +164,7 @@ async def test_next_pending_typed_before_the_first_snapshot_waits_for_it(
     snapshot, and the keys after it wait with it."""
     app = first_snapshot_late(two_pending)
     async with app.run_test(size=SIZE) as pilot:
-        burst(pilot, "s", "n", "5", "c", "n", "3", "c")
+        burst(pilot, "s", "down", "n", "5", "c", "n", "3", "c")
         await until_graded(pilot, ws_root, 2)
         assert stack(app) == ["SessionsScreen", "detail:s5"]
     assert grades(ws_root) == [("s4", 0.5), ("s5", 0.3)]
@@ -602,7 +602,8 @@ async def test_bursts_beside_cpu_burners(two_pending: LessonCreditApp, ws_root: 
         app = two_pending
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
-            burst(pilot, "s", "7", "slash", *keys("s4"), "enter", "enter", "g", *keys("0.37"), "enter", "c", "n")
+            burst(pilot, "s", "7", "slash", *keys("s4"), "enter", "enter", "g", *keys("0.37"), "enter", "c")
+            burst(pilot, "escape", "escape", "n")  # the filter cleared: `n` goes down the whole list, wrapping to s5
             burst(pilot, "f", "c", "u", "u", "escape", "escape")
             await settle(pilot)
             await asyncio.sleep(0)

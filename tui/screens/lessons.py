@@ -24,7 +24,7 @@ from lesson_credit.tui.grading import Grading
 from lesson_credit.tui.lesson_cells import PIN_MARK as PIN_MARK  # imported from here too
 from lesson_credit.tui.lesson_cells import LessonCells, lesson_cells, name_cell, name_only_cells
 from lesson_credit.tui.lesson_cells import lesson_name as lesson_name
-from lesson_credit.tui.lesson_sorts import SORTS, lessons_title, matches, sorted_rows
+from lesson_credit.tui.lesson_sorts import LESSONS_HELP, SORTS, lessons_title, matches, sorted_rows
 from lesson_credit.tui.messages import FirstViewShown
 from lesson_credit.tui.screens.base import screen_css
 from lesson_credit.tui.screens.sortable import SortableScreen
@@ -55,10 +55,7 @@ class LessonsScreen(SortableScreen):
 
     DEFAULT_CSS = screen_css("lessons.tcss")
     AUTO_FOCUS = "#lessons-table"
-    HELP = (
-        "Every lesson's posterior. Highlight a lesson to plot its density; pin up to three to compare. On a short "
-        "terminal the lesson's panel scrolls (its bar shows it): tab to it, then the arrows."
-    )
+    HELP = LESSONS_HELP  # (what each column means)
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "focus_filter", "Filter"),

@@ -7,6 +7,7 @@ from functools import partial
 from typing import Any, ClassVar, cast
 
 import numpy as np
+import numpy.typing as npt
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -14,7 +15,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import DataTable, Input, Static
 
-from lesson_credit.core.api import SessionSummary, order_rows
+from lesson_credit.core.api import SessionSummary, SessionTable, order_rows
 from lesson_credit.tui.grading import Grading
 from lesson_credit.tui.screens.base import screen_css
 from lesson_credit.tui.screens.sortable import SortableScreen
@@ -67,7 +68,9 @@ class SessionsScreen(SortableScreen):
     DEFAULT_CSS = screen_css("sessions.tcss")
     HELP = (
         "The session history, newest first. Pending sessions (not graded yet) are marked; enter opens one, "
-        "n opens the next one to grade (the grading queue's order, I), v lists only the pending ones. o / r / "
+        "n the first pending one from the highlighted row down, and n on a session opened from here the next "
+        "one down this list (as sorted and filtered; from elsewhere n follows the grading queue, I). v lists "
+        "only the pending ones. o / r / "
         "a header click sort every matching session as `lesson-credit sessions --sort` does (the first 1,000 "
         "are listed); home / end go to the first / last row. The filter matches id, category, grader or "
         "date, or `lesson:ID` the sessions a lesson was injected in. On a 24-row terminal the reward plot is "
@@ -274,8 +277,25 @@ class SessionsScreen(SortableScreen):
         await cast(Grading, self.app).open_session(self.highlighted)
 
     async def action_next_pending(self) -> None:
-        """Grade a queue: the oldest pending session (sessions with a grade still being written are skipped)."""
+        """The first pending session at or below the highlighted row, in the list's order (sessions with a grade
+        still being written are skipped); a session opened from here goes on down the list with its own `n`."""
         await cast(Grading, self.app).open_next_pending(None)
+
+    def list_order(self) -> tuple[npt.NDArray[np.int64], SessionTable, npt.NDArray[np.int64]] | None:
+        """Every session the filter matches (pending or not, none cut at the rows shown), in the list's order, as
+        rows of `table`, with the rows of those pending when it was read; None before the list is read."""
+        view = self.view
+        if view is None:
+            return None
+        table, shown = view.table, self.shown_filter  # (the filter the rows show, not one still being typed)
+        if shown.lower().startswith(LESSON_PREFIX):
+            found = view.with_lesson(shown[len(LESSON_PREFIX) :].strip(), False, len(table))
+        else:
+            found = view.search.find(shown, False, len(table))
+        rows = found.rows  # newest first
+        if not (self.sort_column == "time" and self.sort_reverse):
+            rows = SESSION_SORTS[self.sort_column][1](table, np.sort(rows), descending=self.sort_reverse)
+        return np.asarray(rows, dtype=np.int64), table, view.search.pending_rows
 
     def action_toggle_expand(self) -> None:
         """x: on a 24-row terminal the reward plot is folded away (the rows are the answer); x shows it."""
