@@ -21,8 +21,9 @@ read it on the column's neighbourhood (core/analysis/neighbourhoods.py), as its 
 neighbourhood N, c_N' (A_NN + L_NN + pins on N)^-1 c_N, exact when the draw lies inside N (a draw of a few
 lessons: the pin's part then taken out exactly) and the neighbourhood estimate of the column's own variance when
 the draw is far larger than N (its rest far from j: m weighs each of its lessons by 1 / |S|); the sandwich scaled
-from it as the column's own (`robust`), which also takes it for the column's share of A M's trace and of each
-session's leverage (the direction the data do not see adds nothing to either)."""
+from it as the column's own (`robust`). The column's share of A M's trace and of each session's leverage is
+[A_NN M_NN]_jj there, as every column's (`Neighbourhoods.inverse_and_shares`: the direction the data do not see
+adds nothing to either)."""
 
 from __future__ import annotations
 

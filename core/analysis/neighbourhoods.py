@@ -49,18 +49,33 @@ class Neighbourhoods:
         penalties c u u' of the fit as columns sqrt(c) u (p x pins), each restricted to the neighbourhood: a draw's
         pin (core/analysis/claims.py `_common_prior`) holds the direction the data do not see, which a neighbourhood
         holding the draw has too; left out, its lessons' variances read that direction's weak prior alone."""
+        return self.inverse_and_shares(penalty, pins)[0]
+
+    def inverse_and_shares(self, penalty: FloatArray, pins: FloatArray | None = None) -> tuple[FloatArray, FloatArray]:
+        """Per column, from one solve on its neighbourhood: `inverse_diagonal`, and [A_NN (A_NN + L_NN + pins on
+        N)^-1]_00, the neighbourhood estimate of its share of the trace of A M (M = (A + L + pins)^-1, the fit's
+        degrees of freedom: 1 - L_jj M_jj - (pins M)_jj). A_jj M_jj, the share when the column is correlated with
+        none, overstates it by the variance the others' correlation adds to M_jj: a pair one of which is in every
+        session (A + B a baseline, the prior alone holding their sum) has M_jj about 1 / (2 lambda) and A_jj M_jj
+        about A_jj / (2 lambda), hundreds, where the data show their one difference (each share 1/2)."""
         rhs = np.zeros(self.index.shape)
         rhs[:, 0] = 1.0
-        return self.quadratic_forms(np.arange(len(self.index)), rhs, penalty, pins)
+        solved = self._solve(np.arange(len(self.index)), rhs, penalty, pins)
+        return solved[:, 0].copy(), np.einsum("bi,bi->b", self.block[:, 0, :], solved)
 
     def quadratic_forms(
         self, columns: IntArray, rhs: FloatArray, penalty: FloatArray, pins: FloatArray | None = None
     ) -> FloatArray:
         """c' (A_NN + L_NN + pins on N)^-1 c per column of `columns`, c its row of `rhs` on its neighbourhood N
         (in `index` order; the neighbourhood estimate of c' (A + L + pins)^-1 c)."""
+        out: FloatArray = np.einsum("bi,bi->b", rhs, self._solve(columns, rhs, penalty, pins))
+        return out
+
+    def _solve(self, columns: IntArray, rhs: FloatArray, penalty: FloatArray, pins: FloatArray | None) -> FloatArray:
+        """(A_NN + L_NN + pins on N)^-1 c per column of `columns` (rows: c on its neighbourhood, `index` order)."""
         m = self.block.shape[1]
         eye = np.eye(m)[None, :, :]
-        out = np.empty(len(columns))
+        out = np.empty((len(columns), m))
         for lo in range(0, len(columns), SOLVE_CHUNK):  # a copy of the blocks a chunk at a time, not of all
             at = columns[lo : lo + SOLVE_CHUNK]
             index = self.index[at]
@@ -71,8 +86,7 @@ class Neighbourhoods:
             if pins is not None and pins.shape[1]:
                 u = np.where(valid[:, :, None], pins[safe], 0.0)
                 sub += np.einsum("biq,bjq->bij", u, u)
-            c = rhs[lo : lo + SOLVE_CHUNK]
-            out[lo : lo + SOLVE_CHUNK] = np.einsum("bi,bi->b", c, np.linalg.solve(sub, c[:, :, None])[:, :, 0])
+            out[lo : lo + SOLVE_CHUNK] = np.linalg.solve(sub, rhs[lo : lo + SOLVE_CHUNK][:, :, None])[:, :, 0]
         return out
 
     @cached_property

@@ -18,7 +18,9 @@ different noise) get intervals of the right width::
 
 Small libraries (`dense`) compute M, h and V exactly. Large ones use conjugate gradients for u
 and, for V, each lesson's neighbourhood (`neighbourhoods`): V_jj ~ M_jj sum_i x~_ij^2 d_i / A_jj
-(exact when the lesson is uncorrelated with the rest or the noise is equal), h_i ~ sum_j x~_ij^2 M_jj.
+(exact when the lesson is uncorrelated with the rest or the noise is equal), h_i ~ sum_j x~_ij^2 t_j / A_jj and
+trace(A M) ~ sum_j t_j, t_j = (A M)_jj on the neighbourhood (A_jj M_jj when the lesson is uncorrelated with the
+rest; summed over sessions, a lesson's part of h_i is t_j, as the exact h_i sum to the trace).
 Intervals use Student's t with the lesson's effective number of sessions
 df_j = (sum_i x~_ij^2)^2 / sum_i x~_ij^4 (about min(with, without)): a variance read off ten
 sessions is itself uncertain.
@@ -115,13 +117,17 @@ def fit_robust(
             lambda v: op.gram_apply(v) + penalty * v + us @ (cs * (us.T @ v)), b, hoods.preconditioner(penalty)
         )
         pins = us * np.sqrt(cs)[None, :]
-        inv_diag = hoods.inverse_diagonal(penalty, pins)  # (each pin on the neighbourhood)
-        if against:  # a drawn lesson's contrast: the direction the data do not see adds nothing to A M's trace
+        inv_diag, share = hoods.inverse_and_shares(penalty, pins)  # (each pin on the neighbourhood)
+        if against:  # a drawn lesson's contrast
             inner = neighbourhood_contrasts(hoods, penalty, pins, weights(against, sizes), sizes)
             inv_diag = np.where(np.isfinite(inner), np.maximum(inner, 0.0), inv_diag)
         r = y - op.apply(coef)
-        h = _leverage_diagonal(op, inv_diag)
-        trace = float(np.sum(diag * inv_diag))
+        # each column's share of A M's trace (`inverse_and_shares`), not A_jj M_jj: what M_jj holds beyond the data
+        # (a direction only the prior sees, a tie's or a draw's; the variance correlated columns add) is no degree of
+        # freedom used, nor any session's leverage (a column's part of the h_i summed over sessions: its share)
+        share = np.maximum(share, 0.0)
+        h = _leverage_diagonal(op, np.divide(share, diag, out=np.zeros_like(share), where=diag > 0))
+        trace = float(np.sum(share))
     h = np.clip(h + _baseline_leverage(op), 0.0, MAX_LEVERAGE)
     d = r * r / (1.0 - h)
     noise = max(float(r @ r) / max(n_eff - trace, 1.0), NOISE_MIN**2)  # equal grades prove no lack of noise
