@@ -16,6 +16,9 @@ its own baseline eta (flat prior; the last block is the reference, so the catego
 may move (the grader, the model, the work change over a log) and a lesson injected more often later must not be
 credited with the trend it rose with. A lesson's effect is then read within blocks; a trend inside one block is not
 absorbed (with B blocks a linear trend leaves 1/B of its rise in each, and the bias lent to a lesson falls as 1/B^2).
+Where the design switches inside a block (a lesson's run improbable at random there, or the number of lessons a
+session injects), the baseline steps too, a baseline of that category and agent from then to the log's end
+(`core.analysis.steps`, found once per log: `Design.with_steps`).
 A lesson listed twice in one session counts once (its first listing). A lesson included during the session (pulled in
 mid-conversation) is not in the design: only what was chosen before it is.
 
@@ -320,7 +323,8 @@ class JointFit:
     penalty_rule: str  # how lambda was chosen
     n_agents: int = 0  # agent effects fitted (0: one agent, none)
     solver: str = "dense"  # "dense" (eigen-decomposition, exact) or "iterative" (no lessons-cubed step)
-    baseline: FloatArray | None = None  # (n_categories,) each category's baseline reward (first agent's, last block's)
+    # (n_categories,) each category's baseline reward (first agent's, last block's, before any step of the baseline)
+    baseline: FloatArray | None = None
     category_names: tuple[str, ...] = ()  # names of the category codes, when the design knows them
     n_blocks: int = 1  # time blocks with a baseline each (1: none)
 
