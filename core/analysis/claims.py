@@ -28,9 +28,9 @@ session's keywords play no part (they are written after the outcome and can echo
   it, or the reverse - is compared only with the sessions before (after) that moment: a change of
   the baseline at the same moment would look exactly the same, and the per-block baselines cannot
   tell the two apart. It is not identified (`switched`); randomized dropout evidence, where there is
-  enough, still gives it a headline (`core.analysis.estimates`). Nor is one whose variation is nearly all such a
-  switch (a stray injection or two, a gap after it): what is left of its precision beside a step at the switch
-  is less than `switch_evidence.SHARE_MIN` of it (`switches.with_stray_evidence`).
+  enough, still gives it a headline (`core.analysis.estimates`). Nor is one the baseline's steps where the design
+  switches inside a block (`core.analysis.steps`) leave less than `steps.KEPT_MIN` of its precision
+  (`joint_posterior.time_labels`): a lesson on for a few sessions inside a block, say.
 - **By category.** The same one-step estimate within each category with at least `one_step.MIN_CELL`
   sessions with and without the lesson (as in a half: in the baseline groups, time blocks and agents, where its
   injection varies within the category); `category_differs` when Cochran's Q over those categories
@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -56,6 +56,7 @@ from lesson_credit.core.analysis.estimable import (
 )
 from lesson_credit.core.analysis.joint import DENSE_MAX, TAU_MIN, Design, block_codes
 from lesson_credit.core.analysis.joint_ops import CROSS_DENSE_MAX, Centred, centred
+from lesson_credit.core.analysis.joint_posterior import Stream, TimeOnly, time_labels
 from lesson_credit.core.analysis.joint_solve import solve_operator
 from lesson_credit.core.analysis.neighbourhoods import neighbourhoods
 from lesson_credit.core.analysis.one_step import Interval, by_category, drift_p, halves, heterogeneity_p
@@ -207,7 +208,9 @@ class Fitted:
 
 def fit_columns(design: Design, *, solver: str = "auto") -> Fitted:
     """The injection design (groups as one column), which columns are identified, and the robust fit
-    with the identified columns left almost unshrunk (see the module)."""
+    with the identified columns left almost unshrunk (see the module), on the baselines with their steps
+    (`Design.with_steps`)."""
+    design = design.with_steps()
     op, y, columns, column_of, gram = injection_design(design)
     dof = design.n - op.rank
     counts = np.diff(op.xt.indptr)  # sessions with each column
@@ -252,17 +255,8 @@ def fit_columns(design: Design, *, solver: str = "auto") -> Fitted:
     var = np.maximum(fit.var, fit.model_var)
     ratio = np.where(identified, np.sqrt(var / (var + prior_sd**2)), np.sqrt(var0) / prior_sd)
     identified &= ratio <= SD_RATIO_MAX
-    # the data move it, but only as a step in the baseline would: no claim (in the fit above it stays nearly
-    # unshrunk, a step at its switch that the other lessons are read beside)
-    # and one the data barely move (switched where a time block starts: the blocks' baselines take it all; or a
-    # few sessions inside a block, the rest of its variation between blocks): the switch is why, its
-    # leave-one-out lift is the step as much as anything, and the policy draws it from the prior
-    whole = groups_without_blocks(design.category, design.agent, design.n_agents)
-    block = block_codes(design.n, design.n_blocks) if design.n_blocks > 1 else None
-    switch = timed_switches(op.x, op.group, block, whole, (design.category, design.agent), op.z)
-    timed = ~few & (switch.timed | _holds_timed(design, columns))
+    timed, switch, scope = _timed(design, op, columns, few)
     identified &= ~timed
-    scope = _switch_scopes(design, op, timed, whole, switch)
     return Fitted(
         op,
         columns,
@@ -286,32 +280,55 @@ def fit_columns(design: Design, *, solver: str = "auto") -> Fitted:
     )
 
 
-def _holds_timed(design: Design, columns: list[tuple[int, ...]]) -> npt.NDArray[np.bool_]:
+def _timed(
+    design: Design, op: Centred, columns: list[tuple[int, ...]], few: npt.NDArray[np.bool_]
+) -> tuple[npt.NDArray[np.bool_], Switches, dict[int, str]]:
+    """Per column: identified only by time (a switch in time or what the baseline's steps left of it, as the ranking
+    and the policy read it), where it switches and the sessions it switches among (named). The data move it only
+    as a step in the baseline would, or barely at all (switched where a time block starts: the blocks' baselines take
+    it all; or the steps took nearly all of it): the switch is why, its leave-one-out lift is the step as much as
+    anything, and the policy draws it from the prior."""
+    whole = groups_without_blocks(design.category, design.agent, design.n_agents)
+    block = block_codes(design.n, design.n_blocks) if design.n_blocks > 1 else None
+    _, group = design.indicators(steps=False)  # a switch is told within the blocks' groups, as the policy tells it
+    by_time = time_labels(Stream.held(design))  # per arm, as the ranking and the policy read them
+    switch = _by_steps(timed_switches(op.x, group, block, whole, (design.category, design.agent)), by_time, columns)
+    timed = ~few & (switch.timed | _holds_timed(by_time.timed, columns))
+    return timed, switch, _switch_scopes(design, op.x, group, timed, whole, switch)
+
+
+def _by_steps(switch: Switches, labels: TimeOnly, columns: list[tuple[int, ...]]) -> Switches:
+    """`switch` with the columns whose lesson the baseline's steps left too little of (`labels`: a member's, for a
+    group) timed too (`strays`, `share`: the least a member kept)."""
+    strays, share = np.zeros(len(columns), dtype=bool), np.ones(len(columns))
+    for c, members in enumerate(columns):
+        strays[c] = bool(labels.by_steps[list(members)].any()) and not bool(switch.timed[c])
+        kept = labels.share[list(members)]
+        share[c] = float(np.nanmin(kept)) if np.isfinite(kept).any() else 1.0
+    return replace(switch, timed=switch.timed | strays, strays=strays, share=share)
+
+
+def _holds_timed(arm_timed: npt.NDArray[np.bool_], columns: list[tuple[int, ...]]) -> npt.NDArray[np.bool_]:
     """Per column: a group holding a lesson identified only by time on its own (`joint_posterior.time_only`, the
     rule every ranking reads), though the group's column does not switch once (a member also in a session
     before the switch): the group's effect is the switch's as much as the column's. (A lesson alone in its
     column is identified only by time exactly when its column is.)"""
-    from lesson_credit.core.analysis.joint_posterior import Stream, time_only
-
     out = np.zeros(len(columns), dtype=bool)
-    if not any(len(members) > 1 for members in columns):
-        return out
-    arm_timed = time_only(Stream.held(design))
     for c, members in enumerate(columns):
         out[c] = len(members) > 1 and bool(arm_timed[list(members)].any())
     return out
 
 
 def _switch_scopes(
-    design: Design, op: Centred, timed: npt.NDArray[np.bool_], whole: IntArray, switch: Switches
+    design: Design, x: Any, group: IntArray, timed: npt.NDArray[np.bool_], whole: IntArray, switch: Switches
 ) -> dict[int, str]:
     """The sessions a timed column's switch is told among, named (`switches.scopes`), by column."""
     if not timed.any():
         return {}
     edge = switch.edge if switch.edge is not None else np.zeros(len(timed), dtype=bool)
     factors, names = (design.category, design.agent), (design.category_names, design.agent_names)
-    found = scopes(op.x, op.group, factors, np.flatnonzero(timed & ~edge), names)
-    return found | scopes(op.x, whole, factors, np.flatnonzero(timed & edge), names)
+    found = scopes(x, group, factors, np.flatnonzero(timed & ~edge), names)
+    return found | scopes(x, whole, factors, np.flatnonzero(timed & edge), names)
 
 
 def lesson_claims(

@@ -16,6 +16,9 @@ its own baseline eta (flat prior; the last block is the reference, so the catego
 may move (the grader, the model, the work change over a log) and a lesson injected more often later must not be
 credited with the trend it rose with. A lesson's effect is then read within blocks; a trend inside one block is not
 absorbed (with B blocks a linear trend leaves 1/B of its rise in each, and the bias lent to a lesson falls as 1/B^2).
+Where the design switches inside a block (a lesson's run improbable at random there, or the number of lessons a
+session injects), the baseline steps too, a baseline of that category and agent from then to the log's end
+(`core.analysis.steps`, found once per log: `Design.with_steps`).
 A lesson listed twice in one session counts once (its first listing). A lesson included during the session (pulled in
 mid-conversation) is not in the design: only what was chosen before it is.
 
@@ -70,6 +73,7 @@ from lesson_credit.core.analysis.joint_solve import GRID as GRID
 from lesson_credit.core.analysis.joint_solve import NOISE_MIN as NOISE_MIN
 from lesson_credit.core.analysis.joint_solve import neg2_loglik as neg2_loglik
 from lesson_credit.core.analysis.joint_solve import solve_gram
+from lesson_credit.core.analysis.steps import Steps, find_steps
 from lesson_credit.core.base.ids import one_form
 from lesson_credit.core.log.snapshot import FoldData
 from lesson_credit.core.model.kinds import kind_of as kind_of
@@ -125,6 +129,7 @@ class Design:
     category_names: tuple[str, ...] = ()  # name of each category code ("" for none), when known
     n_blocks: int = 1  # time blocks of log order with a baseline each (`time_blocks`); 1: no time in the fit
     agent_names: tuple[str, ...] = ()  # name of each agent code, when known
+    steps: Steps | None = None  # the baseline's steps inside the time blocks (`with_steps`); None: not yet found
 
     @property
     def n(self) -> int:
@@ -160,10 +165,32 @@ class Design:
         shape = (self.n_arms, self.n_arms)
         return sparse.csr_matrix((co.data, (repeated[co.row], repeated[co.col])), shape=shape)
 
-    def indicators(self) -> tuple[Any, IntArray]:
-        """Z (categories, time blocks, agents) and each session's baseline group (`joint_ops.indicators`)."""
-        block = block_codes(self.n, self.n_blocks) if self.n_blocks > 1 else None
-        return indicators(self.n, self.category, self.n_categories, self.agent, self.n_agents, block, self.n_blocks)
+    def indicators(self, steps: bool = True) -> tuple[Any, IntArray]:
+        """Z (categories, time blocks, agents and, with `steps`, the baseline's steps) and each session's baseline
+        group (`joint_ops.indicators`)."""
+        return self.span_indicators(0, self.n, steps)
+
+    def span_indicators(self, lo: int, hi: int, steps: bool = True) -> tuple[Any, IntArray]:
+        """`indicators` of the sessions lo..hi-1 (their rows of Z; the groups coded among them)."""
+        block = block_codes(self.n, self.n_blocks)[lo:hi] if self.n_blocks > 1 else None
+        agent = None if self.agent is None else self.agent[lo:hi]
+        step, n_steps = None, 0
+        if steps and self.steps is not None and self.steps.count:
+            step = self.steps.codes(self.category[lo:hi], agent, np.arange(lo, hi))
+            n_steps = self.steps.count
+        category, n_blocks = self.category[lo:hi], self.n_blocks
+        return indicators(hi - lo, category, self.n_categories, agent, self.n_agents, block, n_blocks, step, n_steps)
+
+    def with_steps(self, entries: Callable[[int, int], Entries] | None = None, span: int = 0) -> Design:
+        """This design with its baseline's steps found (`core.analysis.steps`) when they are not yet: from its
+        injections, `entries` (the sessions' injections as `log_entries` gives them, `span` sessions at a time,
+        default `SESSION_BLOCK`; None: the design's own)."""
+        if self.steps is not None:
+            return self
+        time = block_codes(self.n, self.n_blocks) if self.n_blocks > 1 else None
+        read = design_entries(self) if entries is None else entries
+        found = find_steps(self.n, self.category, self.agent, time, read, span or SESSION_BLOCK)
+        return replace(self, steps=found)
 
 
 def category_codes(categories: Sequence[str | None], n_sessions: int) -> IntArray:
@@ -241,7 +268,7 @@ def build_design(
     fit of a whole log streams them instead (`fit_log`)."""
     sessions = graded_sessions(data, categories, agents)
     row, arm, weight = log_entries(data, sessions, floor)(0, sessions.n)
-    return replace(sessions, entry_row=row, entry_arm=arm, entry_weight=weight)
+    return replace(sessions, entry_row=row, entry_arm=arm, entry_weight=weight).with_steps()
 
 
 def log_entries(data: FoldData, sessions: Design, floor: float) -> Callable[[int, int], Entries]:
@@ -296,7 +323,8 @@ class JointFit:
     penalty_rule: str  # how lambda was chosen
     n_agents: int = 0  # agent effects fitted (0: one agent, none)
     solver: str = "dense"  # "dense" (eigen-decomposition, exact) or "iterative" (no lessons-cubed step)
-    baseline: FloatArray | None = None  # (n_categories,) each category's baseline reward (first agent's, last block's)
+    # (n_categories,) each category's baseline reward (first agent's, last block's, before any step of the baseline)
+    baseline: FloatArray | None = None
     category_names: tuple[str, ...] = ()  # names of the category codes, when the design knows them
     n_blocks: int = 1  # time blocks with a baseline each (1: none)
 
@@ -340,6 +368,7 @@ def fit_joint(
     `solver`: "dense" (one eigen-decomposition, exact), "iterative" (conjugate gradients and
     neighbourhood variances: no lessons-cubed step) or "auto" (dense up to `DENSE_MAX` lessons)."""
 
+    design = design.with_steps()
     entries = design_entries(design)
     return fit_sums(sums(design, entries, SESSION_BLOCK), design, penalty=penalty, tau_min=tau_min, solver=solver)
 
@@ -377,8 +406,10 @@ def fit_log(
     million injections), up to `CROSS_DENSE_MAX` lessons (beyond, O(injections): `sums`). The same
     numbers as `fit_joint`'s, which sums its design in the same blocks."""
     sessions = graded_sessions(data, categories, agents)
+    entries, span = log_entries(data, sessions, floor), SESSION_BLOCK if block is None else block
+    sessions = sessions.with_steps(entries, span)  # one pass more: the baseline's steps (`core.analysis.steps`)
     return fit_sums(
-        sums(sessions, log_entries(data, sessions, floor), SESSION_BLOCK if block is None else block),
+        sums(sessions, entries, span),
         sessions,
         penalty=penalty,
         tau_min=tau_min,
@@ -416,15 +447,10 @@ def sums(sessions: Design, entries: Callable[[int, int], Entries], block: int) -
     (a million nonzeros for one session of a thousand lessons), X one number per injection."""
     from scipy import sparse
 
-    n, n_arms, n_blocks = sessions.n, sessions.n_arms, sessions.n_blocks
-    time = block_codes(n, n_blocks) if n_blocks > 1 else None
+    n, n_arms = sessions.n, sessions.n_arms
 
     def z_of(lo: int, hi: int) -> Any:
-        agent = None if sessions.agent is None else sessions.agent[lo:hi]
-        cut = None if time is None else time[lo:hi]
-        z, _ = indicators(
-            hi - lo, sessions.category[lo:hi], sessions.n_categories, agent, sessions.n_agents, cut, n_blocks
-        )
+        z, _ = sessions.span_indicators(lo, hi)  # (with the baseline's steps when found: `Design.with_steps`)
         return z
 
     spans = [(lo, min(lo + block, n)) for lo in range(0, n, block)]

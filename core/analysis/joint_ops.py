@@ -259,10 +259,13 @@ def indicators(
     n_agents: int,
     block: IntArray | None = None,
     n_blocks: int = 1,
+    step: IntArray | None = None,
+    n_steps: int = 0,
 ) -> tuple[Any, IntArray]:
     """Z (one column per category; when time blocks are given, one per block but the last; when agents
-    are given, one per agent but the first) and each session's baseline group (the sessions sharing its
-    category, time block and agent: equal rows of Z)."""
+    are given, one per agent but the first; when steps are given, one per step: `step`, each session's step
+    column or -1, `core.analysis.steps.Steps.codes`) and each session's baseline group (the sessions sharing its
+    category, time block, agent and step: equal rows of Z)."""
     from scipy import sparse
 
     rows = [np.arange(n)]
@@ -281,6 +284,12 @@ def indicators(
         cols.append(k + agent[keep] - 1)
         k += n_agents - 1
         key = key * n_agents + agent
+    if step is not None and n_steps > 0:
+        keep = np.flatnonzero(step >= 0)
+        rows.append(keep)
+        cols.append(k + step[keep])
+        k += n_steps
+        key = key * (n_steps + 1) + step + 1
     r, c = np.concatenate(rows), np.concatenate(cols)
     group = key if k == n_categories else np.unique(key, return_inverse=True)[1]
     return sparse.csr_matrix((np.ones(len(r)), (r, c)), shape=(n, k)), np.asarray(group, dtype=np.int64)

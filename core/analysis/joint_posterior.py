@@ -52,7 +52,7 @@ The cache of the fit: `core.analysis.joint_posterior_cache`.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -76,13 +76,12 @@ from lesson_credit.core.analysis.joint import (
     sums,
 )
 from lesson_credit.core.analysis.joint_ops import baseline_inverse
-from lesson_credit.core.analysis.switch_evidence import evidence
+from lesson_credit.core.analysis.steps import KEPT_MIN
 from lesson_credit.core.analysis.switches import groups_without_blocks, timed_switches, with_groups
 from lesson_credit.core.log.snapshot import FoldData
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
-STRAY_CHUNK = 4096  # injections of a time block told at a time which lessons are nearly one switch (`time_only`)
 
 POLICY_TAU_MIN = 0.15  # prior sd floor of a coefficient when selecting (see the module docstring)
 
@@ -136,11 +135,13 @@ class Stream:
         cls, data: FoldData, categories: Sequence[str | None], floor: float, agents: Sequence[str | None]
     ) -> Stream:
         sessions = graded_sessions(data, categories, agents)
-        return cls(sessions, log_entries(data, sessions, floor), SESSION_BLOCK)
+        entries = log_entries(data, sessions, floor)
+        return cls(sessions.with_steps(entries, SESSION_BLOCK), entries, SESSION_BLOCK)
 
     @classmethod
     def held(cls, design: Design) -> Stream:
-        """A design that holds its entries, read in the same blocks as a log."""
+        """A design that holds its entries, read in the same blocks as a log (with its baseline's steps)."""
+        design = design.with_steps(span=SESSION_BLOCK)
         return cls(design, design_entries(design), SESSION_BLOCK)
 
     def spans(self) -> list[tuple[int, int]]:
@@ -424,18 +425,38 @@ def posterior_of(
 
 
 def time_only(stream: Stream) -> npt.NDArray[np.bool_]:
-    """Per arm: identified only by time, as `loo` finds a lesson (`switches.timed_switches`): within the fit's
-    baseline groups and time blocks it was never injected before one session and always after it (or the
-    reverse), or it switched over the log only where time blocks start as the baselines hold (`switches.with_edges`),
-    and the arms `loo` groups with such an arm (`switches.with_groups`). One pass finds the arms whose sessions
-    in every group are one run (no other arm can be time-only); a second reads only their injections."""
+    """Per arm: identified only by time (`time_labels`), the rule `loo`, the ranking and the policy all read."""
+    return time_labels(stream).timed
+
+
+@dataclass(frozen=True)
+class TimeOnly:
+    """Per arm: `timed`, identified only by time (with the arms grouped with such an arm); `by_steps`, those of them
+    for what the baseline's steps left of them (`steps.kept_share` below `steps.KEPT_MIN`); `share`, that share."""
+
+    timed: npt.NDArray[np.bool_]
+    by_steps: npt.NDArray[np.bool_]
+    share: FloatArray
+
+
+def time_labels(stream: Stream) -> TimeOnly:
+    """Per arm (`TimeOnly`): identified only by time, as `loo` finds a lesson (`switches.timed_switches`): within the
+    baseline groups and time blocks (without the steps) it was never injected before one session and always after it
+    (or the reverse), or it switched over the log only where time blocks start as the baselines hold
+    (`switches.with_edges`); or the baseline's steps (`core.analysis.steps`) left it less than `steps.KEPT_MIN` of its
+    precision (`steps.kept_share`); and the arms `loo` groups with such an arm (`switches.with_groups`). One pass
+    finds the arms whose sessions in every group are one run (no other arm switches once); a second reads only
+    their injections."""
     from scipy import sparse
 
-    s = stream.sessions
+    s = stream.sessions.with_steps(stream.entries, stream.block)
+    stream = Stream(s, stream.entries, stream.block)
     none = np.zeros(s.n_arms, dtype=bool)
+    share = kept_share(stream)
+    by_steps = share < KEPT_MIN
     if s.n == 0 or s.n_arms == 0:
-        return none
-    z, group = s.indicators()
+        return TimeOnly(none, none, share)
+    _, group = s.indicators(steps=False)
     n_groups = int(group.max()) + 1
     order = np.argsort(group, kind="stable")
     start = np.concatenate([[0], np.cumsum(np.bincount(group, minlength=n_groups))[:-1]])
@@ -452,57 +473,48 @@ def time_only(stream: Stream) -> npt.NDArray[np.bool_]:
     run = (count == 0) | (last - first + 1 == count)
     candidate = run.reshape(s.n_arms, n_groups).all(axis=1) & (count.reshape(s.n_arms, n_groups).sum(axis=1) > 0)
     block = block_codes(s.n, s.n_blocks) if s.n_blocks > 1 else None
-    # and those nearly one switch per block within the groups (a stray injection before it, a gap after it: told a
-    # block at a time), which `switches.with_stray_evidence` then tells in the fit
-    per_group = count.reshape(s.n_arms, n_groups)
-    arms = np.flatnonzero(candidate | evidence(_block_entries(stream, group, block, per_group), s.n_arms).by_time())
-    if not len(arms):
-        return none
-    column = np.full(s.n_arms, -1, dtype=np.int64)
-    column[arms] = np.arange(len(arms))
-    rows, cols = [], []
-    for lo, hi in stream.spans():
-        row, arm, _ = stream.entries(lo, hi)
-        keep = column[arm] >= 0
-        rows.append(lo + row[keep])
-        cols.append(column[arm[keep]])
-    r, c = np.concatenate(rows), np.concatenate(cols)
-    x = sparse.csr_matrix((np.ones(len(r)), (r, c)), shape=(s.n, len(arms)))
-    out, whole = none.copy(), groups_without_blocks(s.category, s.agent, s.n_agents)
-    out[arms] = timed_switches(x, group, block, whole, (s.category, s.agent), z).timed
-    return with_groups(out, lambda: (stream.entries(lo, hi)[:2] for lo, hi in stream.spans()))
-
-
-def _block_entries(
-    stream: Stream, group: IntArray, block: IntArray | None, count: IntArray
-) -> Iterator[tuple[int, IntArray, IntArray, IntArray]]:
-    """The stream's injections a time block at a time (`switches.block_entries`' form: the block's first position,
-    its sessions' groups, its (session within the block, arm) pairs, each once), each block read once and split at
-    arms into sets of at most about `STRAY_CHUNK` injections (`count`: arms x baseline groups, for the block's
-    count): what is held is the block's injections, and `switch_evidence.block_split`'s work a set at a time."""
-    n = stream.sessions.n
-    time = np.zeros(n, dtype=np.int64) if block is None else block
-    starts = np.concatenate([[0], np.flatnonzero(np.diff(time)) + 1]).tolist()
-    ends = [*starts[1:], n]
-    first = np.zeros(count.shape[1], dtype=np.int64)
-    first[group[::-1]] = np.arange(n)[::-1]  # a session of each group
-    per_block = np.zeros((count.shape[0], len(starts)), dtype=np.int64)
-    np.add.at(per_block.T, time[first], count.T)
-    spans = stream.spans()
-    for b, (lo_b, hi_b) in enumerate(zip(starts, ends, strict=True)):
-        codes = np.unique(group[lo_b:hi_b], return_inverse=True)[1].astype(np.int64)
-        stride = hi_b - lo_b
-        held = [np.zeros(0, dtype=np.int64)]
-        for lo, hi in spans:
-            if hi <= lo_b or lo >= hi_b:
-                continue
+    arms = np.flatnonzero(candidate)
+    out = by_steps.copy()
+    if len(arms):
+        column = np.full(s.n_arms, -1, dtype=np.int64)
+        column[arms] = np.arange(len(arms))
+        rows, cols = [], []
+        for lo, hi in stream.spans():
             row, arm, _ = stream.entries(lo, hi)
-            at = np.asarray(row, dtype=np.int64) + lo
-            keep = (at >= lo_b) & (at < hi_b)
-            held.append(arm[keep].astype(np.int64) * stride + (at[keep] - lo_b))
-        key = np.sort(np.concatenate(held))  # by (arm, session), each pair once (np.unique hashes: 30x slower)
-        key = key[np.concatenate([[True], key[1:] != key[:-1]])]
-        bounds = np.cumsum(per_block[:, b]) // STRAY_CHUNK  # each arm's set: where its first injection falls
-        cut = np.searchsorted(key // stride, np.flatnonzero(np.diff(bounds)) + 1)
-        for part in np.split(key, cut):
-            yield lo_b, codes, part % stride, part // stride
+            keep = column[arm] >= 0
+            rows.append(lo + row[keep])
+            cols.append(column[arm[keep]])
+        r, c = np.concatenate(rows), np.concatenate(cols)
+        x = sparse.csr_matrix((np.ones(len(r)), (r, c)), shape=(s.n, len(arms)))
+        whole = groups_without_blocks(s.category, s.agent, s.n_agents)
+        out[arms] |= timed_switches(x, group, block, whole, (s.category, s.agent)).timed
+    timed = with_groups(out, lambda: (stream.entries(lo, hi)[:2] for lo, hi in stream.spans()))
+    return TimeOnly(timed, by_steps & timed, share)
+
+
+def kept_share(stream: Stream) -> FloatArray:
+    """Per arm: its precision beside the baselines with the steps (its injection indicator's spread about them,
+    x'x - (Z'x)' (Z'Z)^+ Z'x, each (session, arm) pair once) over its precision beside those without the steps (1:
+    no step; NaN: no precision to begin with). One pass over the injections (none without a step)."""
+    from scipy import sparse
+
+    s = stream.sessions
+    if s.n == 0 or s.n_arms == 0 or s.steps is None or not s.steps.count:
+        return np.ones(s.n_arms)
+    out, precision = np.full(s.n_arms, np.nan), []
+    for steps in (False, True):
+        z, _ = s.indicators(steps)
+        ginv, _ = baseline_inverse(np.asarray((z.T @ z).toarray(), dtype=np.float64))
+        zx, count = np.zeros((z.shape[1], s.n_arms)), np.zeros(s.n_arms)
+        for lo, hi in stream.spans():
+            row, arm, _ = stream.entries(lo, hi)
+            x = sparse.csr_matrix((np.ones(len(row)), (row, arm)), shape=(hi - lo, s.n_arms))
+            x.sum_duplicates()
+            x.data[:] = 1.0
+            zx += (z[lo:hi].T @ x).toarray()
+            count += np.asarray(x.sum(axis=0)).ravel()
+        precision.append(count - np.einsum("ij,ij->j", zx, ginv @ zx))
+    before, after = precision
+    has = before > 1e-9 * np.maximum(1.0, before.max(initial=0.0))
+    out[has] = np.clip(after[has] / before[has], 0.0, 1.0)
+    return out

@@ -4,8 +4,9 @@ identified only by time, wherever a ranking is shown.
 A lesson never injected before one session and in every graded session from it on (or the reverse), within
 the fit's baselines and time blocks, or switched once over the log where a time block starts (or on in every session
 of some blocks and in none of the others, as the baselines are: `switches.in_baselines`)
-(`joint_posterior.time_only`), is ranked at the prior's mean, 0 (sd: the prior's per injection): the shrunk
-fit reads a step in the baseline at its switch as its effect, and the data cannot tell the two apart. The
+(`joint_posterior.time_only`), or one the fit's baseline steps inside the time blocks leave less than a fifth of
+its precision (`joint_posterior.time_labels`), is ranked at the prior's mean, 0 (sd: the prior's per injection): the
+shrunk fit reads a step in the baseline at its switch as its effect, and the data cannot tell the two apart. The
 same rule, on the same switches, for `loo`'s `ranking` (and the Analysis screen, which shows `loo`'s), the
 Lessons screen's `ranking` column (`effects_by_lesson`, kept in `.cache/effects.msgpack`) and the joint
 selection policy (which draws such a lesson from the prior), whether or not the lesson has the sessions to
@@ -36,8 +37,10 @@ BoolArray = npt.NDArray[np.bool_]
 # lesson on in every session of some time blocks and in none of the others, which the baselines take all of, at 0; 9:
 # one whose variation is nearly all one switch per block (a stray injection before it, a gap after it) at 0 too; 10:
 # a lesson the session's selection did not choose is read as included during the session (core/log/unchosen.py); 11:
-# also where the selection chose a lesson that was no candidate, or one lesson in two spellings
-EFFECTS_VERSION = 11
+# also where the selection chose a lesson that was no candidate, or one lesson in two spellings; 12: the fit's baseline
+# steps where the design switches inside a time block (core/analysis/steps.py), a lesson they leave less than a fifth
+# of its precision at 0 (the rule of 9 gone)
+EFFECTS_VERSION = 12
 
 
 def timed_arms(design: Design) -> BoolArray:

@@ -5,14 +5,14 @@ take all of it (`in_baselines`); and where that switch happens, for the reasons 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from lesson_credit.core.analysis.switch_evidence import SHARE_MIN, evidence, left_by_fit
+from lesson_credit.core.analysis.steps import KEPT_MIN
 
 IntArray = npt.NDArray[np.int64]
 Factors = tuple[IntArray, "IntArray | None"]  # each session's category and agent (None: one agent)
@@ -43,8 +43,8 @@ class Switches:
     at: IntArray
     on: npt.NDArray[np.bool_]
     edge: npt.NDArray[np.bool_] | None = None  # switched where a time block starts (`with_edges`)
-    # timed though not one clean switch per block: what varies apart from one switch per block is too little
-    # (`with_stray_evidence`); and per column what is left apart from the switch, a share of its precision
+    # timed though not one clean switch per block: the baseline's steps left too little of its precision
+    # (`joint_posterior.time_labels`), and per column that share
     strays: npt.NDArray[np.bool_] | None = None
     share: npt.NDArray[np.float64] | None = None
 
@@ -172,7 +172,7 @@ def timed_reason(switch: Switches | None, c: int, name: str | None, label: Calla
     graded = "a graded session" + (f" of {name}" if name is not None else "")
     edge = switch is not None and switch.edge is not None and bool(switch.edge[c])
     if switch is not None and switch.strays is not None and bool(switch.strays[c]):
-        return stray_reason(switch, c, graded, label)
+        return stray_reason(switch, c)
     if switch is not None and switch.at[c] >= 0:
         session = label(int(switch.at[c]))
         side = (
@@ -205,18 +205,14 @@ def timed_reason(switch: Switches | None, c: int, name: str | None, label: Calla
     )
 
 
-def stray_reason(switch: Switches, c: int, graded: str, label: Callable[[int], str]) -> str:
-    """Why column c, timed though not one clean switch per block (`with_stray_evidence`), claims nothing."""
-    side = "larger" if switch.on[c] else "smaller"
-    scope = graded[len("a graded session") :]
-    where = "within its time block" if int(switch.blocks[c]) == 1 else "in the time block where it switches most"
+def stray_reason(switch: Switches, c: int) -> str:
+    """Why column c, timed for what the baseline's steps left of it (`joint_posterior.time_labels`), claims
+    nothing."""
     share = float(switch.share[c]) if switch.share is not None else 0.0
     return (
-        f"identified only by time: nearly all its variation within the time blocks is a switch at "
-        f"{label(int(switch.at[c]))} (a {side} share of the graded sessions{scope} injected from it on than before it, "
-        f"{where}); "
-        f"what varies apart from one switch per block holds {share:.0%} of what the data say of it (it needs "
-        f"{SHARE_MIN:.0%}), so a change in the baseline at that session would look much the same"
+        "identified only by time: nearly all its variation within the time blocks is where it switches inside "
+        f"them (the baseline steps there, and what is left holds {share:.0%} of what the data say of it; it needs "
+        f"{KEPT_MIN:.0%}), so a change in the baseline at those moments would look much the same"
     )
 
 
@@ -258,57 +254,13 @@ def scopes(
     return out
 
 
-def timed_switches(
-    x: Any, group: IntArray, block: IntArray | None, whole: IntArray, factors: Factors, z: Any = None
-) -> Switches:
+def timed_switches(x: Any, group: IntArray, block: IntArray | None, whole: IntArray, factors: Factors) -> Switches:
     """Where each column switches (`switches`, within the baseline groups `group` and the time blocks `block`),
     with the columns switched where a block starts (`with_edges`; `whole`: the groups without the blocks; `factors`:
-    each session's category and agent), and those nearly one switch per block (`with_stray_evidence`; `z`: the
-    fit's baseline indicators): what `loo` (core/analysis/claims.py) and the joint policy
-    (`joint_posterior.time_only`) both read as a lesson identified only by time."""
-    found = with_stray_evidence(switches(x, group, block), x, group, block, z, factors)
+    each session's category and agent): what `loo` (core/analysis/claims.py) and the joint policy
+    (`joint_posterior.time_only`) both read as a lesson switched once in time."""
+    found = switches(x, group, block)
     return with_edges(found, x, whole, block, factors) if block is not None else found
-
-
-def with_stray_evidence(
-    found: Switches, x: Any, group: IntArray, block: IntArray | None, z: Any = None, factors: Factors | None = None
-) -> Switches:
-    """`found` with the columns whose variation is nearly all one switch (a stray injection or two before it, a gap
-    after it) timed too, `at` the switch of the block where it takes the most: within the baseline groups
-    (`switch_evidence.Evidence.by_time`) and, with the fit's baseline indicators `z` and each session's category and
-    agent (`factors`), in the fit, beside a step from that switch on (`switch_evidence.left_by_fit`). `share`: what
-    is left apart from the switch, of its precision (the fit's when told)."""
-    cells = evidence(block_entries(x, group, block), x.shape[1])
-    strays = cells.by_time() & ~found.timed
-    with np.errstate(invalid="ignore", divide="ignore"):
-        share = np.where(cells.within > 0, cells.apart / np.maximum(cells.within, 1e-300), np.nan)
-    if z is not None and factors is not None and strays.any():
-        columns = np.flatnonzero(strays)
-        total, left = left_by_fit(x, z, factors, group, block, cells.at, columns)
-        share[columns] = left / np.maximum(total, 1e-300)
-        strays[columns] = left < SHARE_MIN * total - 1e-12
-    at = np.where(strays, cells.at, found.at)
-    on = np.where(strays, cells.on, found.on)
-    return replace(found, timed=found.timed | strays, at=at, on=on, strays=strays, share=share)
-
-
-def block_entries(
-    x: Any, group: IntArray, block: IntArray | None
-) -> Iterator[tuple[int, IntArray, IntArray, IntArray]]:
-    """Per time block (`block`: each session's, in runs of log order; None: one block), as `switch_evidence.evidence`
-    reads them: its first session's position, its sessions' groups, and its injections (the nonzero entries of `x`) as
-    (session within the block, column)."""
-    coo = x.tocoo()
-    nonzero = coo.data != 0
-    row, col = coo.row[nonzero].astype(np.int64), coo.col[nonzero].astype(np.int64)
-    order = np.argsort(row, kind="stable")
-    row, col = row[order], col[order]
-    n = len(group)
-    time = np.zeros(n, dtype=np.int64) if block is None else block
-    starts = np.concatenate([[0], np.flatnonzero(np.diff(time)) + 1]) if n else np.zeros(0, dtype=np.int64)
-    for lo, hi in zip(starts.tolist(), [*starts[1:].tolist(), n], strict=True):
-        a, b = np.searchsorted(row, lo), np.searchsorted(row, hi)
-        yield lo, np.unique(group[lo:hi], return_inverse=True)[1].astype(np.int64), row[a:b] - lo, col[a:b]
 
 
 def groups_without_blocks(category: IntArray, agent: IntArray | None, n_agents: int) -> IntArray:

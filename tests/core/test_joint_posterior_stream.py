@@ -17,6 +17,7 @@ from lesson_credit.core.analysis.joint import SESSION_BLOCK
 from lesson_credit.core.workspace import Workspace
 from tests.support.engine_helpers import crowded_events, fixed_clock, make_workspace
 from tests.support.oracles import ridge_reference, time_columns
+from tests.support.steps_by_hand import step_dummies, steps_by_hand
 
 # the streamed sums against the dense products: the same terms added in another order (rounding near
 # 1e-16 of each sum), through the backfit's rounds (a solve each); 1e-9 leaves that a wide margin
@@ -56,15 +57,15 @@ def world(rng: np.random.Generator, n: int, lessons: int) -> list[dict[str, Any]
 
 
 def written_out(events: list[dict[str, Any]], arm_ids: tuple[str, ...]) -> tuple[Any, Any, Any, Any]:
-    """(Z, X, y, each graded session's category code) from the events: Z one column per category and per
-    time block but the last; X one weight per (session, lesson) chosen before it, its first listing."""
+    """(Z, X, y, each graded session's category code) from the events: Z one column per category, per
+    time block but the last and per step of the baseline; X one weight per (session, lesson) chosen before it,
+    its first listing."""
     graded = [e for e in events if e["base_reward"] is not None]
     n = len(graded)
     names = sorted({e.get("category") or "" for e in graded})
     code = np.array([names.index(e.get("category") or "") for e in graded])
     # docs/estimates.md: no time blocks below 24 graded sessions, 2 from 24, floor(2 log2(n / 25)) from 50
     blocks = 1 if n < 24 else max(2, int(math.floor(2 * math.log2(n / 25) + 1e-9)))
-    z = np.hstack([np.eye(len(names))[code], time_columns(n, blocks)])
     x = np.zeros((n, len(arm_ids)))
     for row, e in enumerate(graded):
         seen: set[str] = set()
@@ -72,6 +73,9 @@ def written_out(events: list[dict[str, Any]], arm_ids: tuple[str, ...]) -> tuple
             if entry["path"] not in seen and entry.get("included") != "during":
                 x[row, arm_ids.index(entry["path"])] = FLOOR + (1 - FLOOR) * entry["salience"]
             seen.add(entry["path"])
+    # and the baseline's steps where the lessons switch inside a block (docs/estimates.md "A switch inside a block")
+    steps = step_dummies(steps_by_hand(x > 0, code), code)
+    z = np.hstack([np.eye(len(names))[code], time_columns(n, blocks), steps])
     return z, x, np.array([e["base_reward"] for e in graded]), code
 
 

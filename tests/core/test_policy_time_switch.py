@@ -8,14 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pytest
-from scipy import sparse
 
-from lesson_credit.core.analysis import joint_posterior
+from lesson_credit.core.analysis.claims import lesson_claims
 from lesson_credit.core.analysis.joint import Design, block_codes, time_blocks
 from lesson_credit.core.analysis.joint_posterior import Stream, time_only
-from lesson_credit.core.analysis.switch_evidence import evidence
-from lesson_credit.core.analysis.switches import block_entries
 from lesson_credit.core.workspace import Workspace
 from tests.support.engine_helpers import fixed_clock, make_workspace, session
 
@@ -85,7 +81,10 @@ def test_time_only_finds_the_lessons_switched_once_within_their_block() -> None:
     x[:, 2] = rng.random(n) < 0.5  # at random: not
     x[:, 3] = np.where(category == 0, after, rng.random(n) < 0.5)  # at random in one category: not
     # on at 150 in one category, off at 160 in the other: two moments in one block, and not grouped with 0 (on
-    # at 160 in the other, it would be: together in 145 of their 150 and 145 sessions, timed as 0's group member)
+    # at 160 in the other, it would be: together in 145 of their 150 and 145 sessions, timed as 0's group member);
+    # no single switch, but the baseline steps at each moment (in block 3, sessions 129-171, a category's 21 or 22
+    # sessions: about 10 of one kind then 11 of the other, a run of chance about 1 / C(21, 10) = 3e-6) and the
+    # steps take all of it (before 2026-12-07, without the steps: not timed)
     x[:, 4] = np.where(category == 0, after, np.arange(n) < 160)
     x[:, 5] = np.arange(n) < 10  # in the first ten sessions only: switched off at s010
     rows, arms = np.nonzero(x)
@@ -100,7 +99,7 @@ def test_time_only_finds_the_lessons_switched_once_within_their_block() -> None:
         6,
         n_blocks=time_blocks(n),
     )
-    assert time_only(Stream.held(design)).tolist() == [True, True, False, False, False, True]
+    assert time_only(Stream.held(design)).tolist() == [True, True, False, False, True, True]
 
 
 def test_the_simulators_joint_policy_draws_it_from_the_prior_too() -> None:
@@ -172,13 +171,15 @@ def test_loo_and_the_policy_agree_on_which_lessons_are_identified_only_by_time(t
     assert timed >= 10  # the worlds hold such switches (each seed's delta and zeta, where enough sessions)
 
 
-def test_the_switch_check_reads_each_span_once_per_time_block_and_tells_what_loo_tells(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # The policy's check that a lesson is nearly one switch read a time block's injections again for every
-    # STRAY_CHUNK of them (4,096): at a million sessions x 1,000 lessons every span about a hundred times, 70 s
-    # of CPU in the dashboard's fit (26 s reading a block once). 2,400 sessions injecting 40 of 100 lessons each:
-    # 96,000 injections in 13 time blocks (~7,400 each), read in spans of 100 sessions
+def test_the_time_check_reads_each_span_a_fixed_number_of_times_and_tells_what_loo_tells() -> None:
+    # The policy's check that a lesson is identified only by time read a time block's injections again for every
+    # 4,096 of them (the rule before 2026-12-07): at a million sessions x 1,000 lessons every span about a hundred
+    # times. Now each span is read a fixed number of times, whatever the blocks: once for the baseline's steps
+    # (a block's pieces held until it is whole), twice for what the steps leave of each lesson (`kept_share`: its
+    # spread beside the baselines without, then with, the steps), once for the lessons whose sessions are one run
+    # per group, and, as lesson 0 is one, three more (its injections for the switch check, and the two of grouping
+    # it, `switches.with_groups`). 2,400 sessions injecting 40 of 100 lessons each: 96,000 injections in 13 time
+    # blocks, read in spans of 100 sessions
     n, n_arms = 2400, 100
     rng = np.random.default_rng(7)
     n_blocks = time_blocks(n)
@@ -200,19 +201,12 @@ def test_the_switch_check_reads_each_span_once_per_time_block_and_tells_what_loo
 
     stream = Stream(design, entries, 100)
     spans = stream.spans()
-    blocks = block_codes(n, n_blocks)
-    overlaps = sum(len(set(blocks[lo:hi].tolist())) for lo, hi in spans)  # (span, block) pairs: 24 + 12
-    assert len(spans) == 24 and overlaps == 36
+    assert len(spans) == 24
     found = time_only(stream)
-    # the first pass (each span once) and one read per (span, block) pair; lesson 0 then takes three more passes:
-    # its injections for the fit's check, and the two of grouping it (`switches.with_groups`)
-    assert len(calls) == len(spans) + overlaps + 3 * len(spans)
-    # what it tells, with the block split into sets of 1,000 injections too, is what loo's check tells of the
-    # same design (switches.block_entries: each block's injections at once)
-    monkeypatch.setattr(joint_posterior, "STRAY_CHUNK", 1000)
-    assert time_only(Stream(design, held.entries, 100)).tolist() == found.tolist()
-    z, group = design.indicators()
-    xs = sparse.csr_matrix((np.ones(len(rows)), (rows, arms)), shape=(n, n_arms))
-    loo_view = evidence(block_entries(xs, group, blocks), n_arms).by_time()
-    assert loo_view[0] and not loo_view[1:].any()
-    assert found[0] and not found[1:].any()
+    assert len(calls) == 7 * len(spans)
+    # what loo tells of the same design: lesson 0 identified only by time (the steps at its switch leave it only
+    # the stray's session), no other
+    claims = lesson_claims(design)
+    loo_view = [bool(column is not None and column.timed) for column in map(claims.of, range(n_arms))]
+    assert loo_view[0] and not any(loo_view[1:])
+    assert found.tolist() == loo_view

@@ -1,0 +1,223 @@
+"""Baseline steps where the design switches inside a time block (docs/estimates.md "A switch inside a block").
+
+The fit's baselines change only where a time block starts. A lesson (or the number of lessons a session injects)
+that changes at one moment inside a block is, within that block, a step at that moment: a change of the baseline
+there would read as its effect. So, per baseline group (a category, an agent and a time block: m sessions) and per
+lesson injected in k of them (0 < k < m), four runs are told: the sessions before its first injection, after its
+last, before its first absence, after its last absence. Under "its k injections fall at random among the group's m
+sessions" a run of L sessions without it has chance C(m - L, k) / C(m, k), with it C(m - L, k - L) / C(m, k); below
+`ALPHA` the baseline steps at the run's edge. The number of lessons a session injects: per group its best single
+step (the split of its sessions in log order that takes the most of that number's spread), when its F-test,
+Bonferroni over the m - 1 moments, is below `ALPHA` (a perfect split, every session before smaller than every one
+after: its chance 2 / C(m, m0)).
+
+Each step is one in the baseline of its category and agent from that moment to the END of the log (a lesson that
+switches on in one category persists into the later blocks there, as the lesson does; stopping at the block's end
+left it a step's worth of bias), fitted with a flat prior like the other baselines; the fit then decides what is
+left of each lesson beside them. They are kept one nonzero per session (`Steps.codes`: the last step of the
+session's category and agent at or before it; the same span as the steps themselves, as their differences), so the
+baseline indicators stay one row pattern per group.
+
+Found once per log, a time block at a time (what is held is a block's injections), on each lesson's injections
+(each (session, lesson) pair once, whatever its weight): `loo`'s claims, the ranking and the joint policy read the
+same steps (`joint.with_steps`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+Entries = tuple[IntArray, IntArray, FloatArray]  # (session position - lo, arm, weight) per injection
+
+KEPT_MIN = 0.2  # a lesson the steps leave less than this share of its precision is identified only by time
+ALPHA = 1e-3  # a run this improbable under "its injections at random in the group" puts a baseline step at its edge
+
+
+@dataclass(frozen=True)
+class Steps:
+    """The baseline's steps: `key` (sorted, each once) pair * (n + 1) + at, a step in the baseline of the sessions of
+    one category and agent (`pair`: category * `agents` + agent) from graded session `at` (its position in log
+    order) to the log's end; `n`: the graded sessions."""
+
+    key: IntArray
+    n: int
+    agents: int
+
+    @property
+    def count(self) -> int:
+        return len(self.key)
+
+    def codes(self, category: IntArray, agent: IntArray | None, position: IntArray) -> IntArray:
+        """Per session (its category, agent and position): its step column, the last step of its category and agent
+        at or before it (-1: none)."""
+        base = pair_codes(category, agent, self.agents) * (self.n + 1)
+        first = np.searchsorted(self.key, base, side="left")
+        upto = np.searchsorted(self.key, base + position, side="right")
+        out: IntArray = np.where(upto > first, upto - 1, -1).astype(np.int64)
+        return out
+
+
+def pair_codes(category: IntArray, agent: IntArray | None, agents: int) -> IntArray:
+    """Each session's category and agent as one code."""
+    out: IntArray = category.astype(np.int64) * max(agents, 1)
+    return out if agent is None else out + agent
+
+
+def no_steps(n: int) -> Steps:
+    return Steps(np.zeros(0, dtype=np.int64), n, 1)
+
+
+def find_steps(
+    n: int,
+    category: IntArray,
+    agent: IntArray | None,
+    time: IntArray | None,
+    entries: Callable[[int, int], Entries],
+    span: int,
+) -> Steps:
+    """The `Steps` of n graded sessions (`category`, `agent`: each one's; `time`: its time block, None: one block, no
+    steps) whose injections `entries(lo, hi)` gives `span` sessions at a time (as `joint.sums` reads them)."""
+    agents = int(agent.max()) + 1 if agent is not None and len(agent) else 1
+    if time is None or n == 0:
+        return no_steps(n)
+    pair = pair_codes(category, agent, agents)
+    found = []
+    for lo, hi, row, arm in _blocks(n, time, entries, span):
+        codes, group = np.unique(pair[lo:hi], return_inverse=True)
+        group = group.astype(np.int64)
+        n_groups = len(codes)
+        count = np.bincount(row, minlength=hi - lo)
+        for g, t in (run_steps(group, row, arm, n_groups), size_steps(group, count, n_groups)):
+            found.append(codes[g] * (n + 1) + lo + t)
+    key = np.unique(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
+    return Steps(key.astype(np.int64), n, agents)
+
+
+def _blocks(
+    n: int, time: IntArray, entries: Callable[[int, int], Entries], span: int
+) -> Iterator[tuple[int, int, IntArray, IntArray]]:
+    """Per time block (runs of `time`): its first and end positions and its injections (session within the block,
+    arm), each pair once; the log read `span` sessions at a time, a block's pieces held until it is whole."""
+    starts = np.concatenate([[0], np.flatnonzero(np.diff(time)) + 1]).tolist()
+    bounds = list(zip(starts, [*starts[1:], n], strict=True))
+    b, rows, arms = 0, [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)]
+    for lo in range(0, n, span):
+        hi = min(lo + span, n)
+        row, arm, _ = entries(lo, hi)
+        at = np.asarray(row, dtype=np.int64) + lo
+        order = np.argsort(at, kind="stable")
+        at, arm = at[order], np.asarray(arm, dtype=np.int64)[order]
+        while b < len(bounds) and bounds[b][0] < hi:
+            lo_b, hi_b = bounds[b]
+            a, e = np.searchsorted(at, (max(lo_b, lo), min(hi_b, hi)))
+            rows.append(at[a:e] - lo_b)
+            arms.append(arm[a:e])
+            if hi_b > hi:
+                break
+            stride = hi_b - lo_b
+            key = np.sort(np.concatenate(arms) * stride + np.concatenate(rows))  # each pair once: (np.unique hashes,
+            key = key[np.concatenate([[True], key[1:] != key[:-1]])]  # 30 times slower than a sort)
+            yield lo_b, hi_b, key % stride, key // stride
+            b, rows, arms = b + 1, [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)]
+
+
+def _log_choose(a: FloatArray, b: FloatArray) -> FloatArray:
+    """log C(a, b) (0 <= b <= a)."""
+    from scipy.special import gammaln
+
+    out: FloatArray = gammaln(a + 1.0) - gammaln(b + 1.0) - gammaln(a - b + 1.0)
+    return out
+
+
+def run_steps(group: IntArray, row: IntArray, arm: IntArray, n_groups: int) -> tuple[IntArray, IntArray]:
+    """One block (`group`: each session's group code; `row`, `arm`: its injections, each pair once): the steps its
+    lessons' improbable runs put in the baseline, as (group, the first session after the step, within the block)."""
+    m_all = len(group)
+    size = np.bincount(group, minlength=n_groups)
+    order = np.lexsort((np.arange(m_all), group))  # sessions by (group, position)
+    start = np.concatenate([[0], np.cumsum(size)[:-1]])
+    place = np.empty(m_all, dtype=np.int64)
+    place[order] = np.arange(m_all) - start[group[order]]
+    both = np.sort((arm * n_groups + group[row]) * m_all + row)  # by (lesson, group), then in log order
+    key, pos = both // m_all, place[both % m_all]
+    if not len(key):
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    first = np.flatnonzero(np.concatenate([[True], key[1:] != key[:-1]]))
+    end = np.append(first[1:], len(key))
+    k = end - first
+    g = key[first] % n_groups
+    m = size[g]
+    index = np.arange(len(key)) - np.repeat(first, k)
+    lead = np.add.reduceat((pos == index).astype(np.int64), first)  # injected from the group's start
+    trail = np.add.reduceat((pos == np.repeat(m - k, k) + index).astype(np.int64), first)  # to its end
+    before, after = pos[first], m - 1 - pos[end - 1]  # without it at the start, at the end
+    whole = _log_choose(m.astype(float), k.astype(float))
+    varies = k < m
+    # Bonferroni over the block's (lesson, group) pairs where the lesson varies: ALPHA is the chance of a false step
+    # of each kind in a block, however many lessons it holds (at ALPHA each, a log of 1,000 lessons at random had 263
+    # false steps at 100,000 sessions, 329 at 1,000,000, and 640 lessons in 800 sessions lost 395 of 593
+    # identifications to the 13 false steps they had)
+    limit = np.log(ALPHA) - np.log(max(int(varies.sum()), 1))
+    out_g, out_t = [], []
+    for run, with_it, edge in ((before, False, before), (after, False, m - after), (lead, True, lead)):
+        hit = _improbable(run, with_it, m, k, whole, limit) & varies
+        out_g.append(g[hit])
+        out_t.append(edge[hit])
+    hit = _improbable(trail, True, m, k, whole, limit) & varies
+    out_g.append(g[hit])
+    out_t.append((m - trail)[hit])
+    cg, cp = np.concatenate(out_g), np.concatenate(out_t)
+    keep = (cp > 0) & (cp < size[cg])
+    cg, cp = cg[keep], cp[keep]
+    return cg.astype(np.int64), order[start[cg] + cp].astype(np.int64)
+
+
+def _improbable(
+    run: IntArray, with_it: bool, m: IntArray, k: IntArray, whole: FloatArray, limit: float
+) -> npt.NDArray[np.bool_]:
+    """A run of `run` sessions without (with) the lesson, k injections among m at random: its chance below ALPHA."""
+    r = run.astype(float)
+    left = m - r
+    chosen = k - r if with_it else k.astype(float)
+    ok = (run > 0) & (chosen >= 0) & (chosen <= left)
+    chance = _log_choose(np.where(ok, left, 1.0), np.where(ok, chosen, 0.0)) - whole
+    out: npt.NDArray[np.bool_] = ok & (chance < limit)
+    return out
+
+
+def size_steps(group: IntArray, count: IntArray, n_groups: int) -> tuple[IntArray, IntArray]:
+    """One block (`count`: lessons each session injects): per group its best single step in that number, when its
+    F-test, Bonferroni over the group's m - 1 moments, is below ALPHA (a perfect split: 2 / C(m, m0)), as (group,
+    the first session after the step, within the block)."""
+    from scipy.special import fdtrc
+
+    m_all = len(group)
+    order = np.lexsort((np.arange(m_all), group))
+    size = np.bincount(group, minlength=n_groups)
+    start = np.concatenate([[0], np.cumsum(size)[:-1]])
+    values = count[order].astype(np.float64)
+    out_g, out_t = [], []
+    for g in np.flatnonzero(size >= 4).tolist():
+        v = values[start[g] : start[g] + size[g]]
+        m = len(v)
+        spread = float(((v - v.mean()) ** 2).sum())
+        if spread <= 1e-12:
+            continue
+        m0 = np.arange(1, m)
+        taken = (np.cumsum(v)[:-1] - m0 * v.mean()) ** 2 * m / (m0 * (m - m0))
+        j = int(np.argmax(taken))
+        rest = spread - float(taken[j])
+        if rest > 1e-9 * spread:
+            chance = (m - 1) * float(fdtrc(1, m - 2, float(taken[j]) / (rest / (m - 2))))
+        else:
+            chance = 2.0 * float(np.exp(-_log_choose(np.array(float(m)), np.array(float(j + 1)))))
+        if chance < ALPHA:
+            out_g.append(g)
+            out_t.append(int(order[start[g] + j + 1]))
+    return np.array(out_g, dtype=np.int64), np.array(out_t, dtype=np.int64)
