@@ -105,7 +105,10 @@ def _append_undo(
         try:
             return source.append_undo(write.session_id, grader=operator)
         except NothingToUndo as exc:
-            return WriteOutcome(write, False, f"Nothing to undo on {sid}: {refusal(exc)}.")
+            said = f"Nothing to undo on {sid}: {refusal(exc)}."
+            if write.elsewhere is not None and write.elsewhere != write.session_id:
+                said += f" Your latest grade from here is on {one_line(write.elsewhere)}: u there undoes it."
+            return WriteOutcome(write, False, said)
         except GradeConflict as exc:
             return WriteOutcome(write, False, f"Not undone on {sid}: {refusal(exc)}.")
     if commit.unread:  # its line is not known: `lesson-credit undo` reverts it once it can be read

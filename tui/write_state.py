@@ -76,6 +76,7 @@ class Write:
     # written if a grade that would have asked (another person's) was logged since, besides ours (`seen_over`)
     seen_line: int | None = None
     reaimed: Reaimed | None = None  # undo: dropped by the writer, the undos behind it re-aimed (`failed`)
+    elsewhere: str | None = None  # undo of the log's: the session of this dashboard's latest grade not undone
     forgotten: bool = False  # discarded, and what it promised is forgotten (`WriteQueue.failed`)
     save: SettingsSave | None = None  # settings: what is saved
     then: Callable[[], None] | None = None  # settings: called on the UI thread once it is written

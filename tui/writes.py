@@ -112,6 +112,13 @@ class WriteQueue(UnwrittenWrites):
         self._enqueue(write)
         return write
 
+    def _latest_commit_session(self) -> str | None:
+        """The session of this dashboard's latest grade not undone (None: none): where `u` undoes one."""
+        latest = max(
+            (w for stack in self._stacks.values() for w in stack if not w.buried), key=lambda w: w.seq, default=None
+        )
+        return None if latest is None else latest.session_id
+
     def undo(self, session_id: str) -> Write:
         """Queue an undo of the operator's latest grade on the session not undone yet: this dashboard's
         latest commit not undone, else (`reverts` None) the log's, as `lesson-credit undo` finds it."""
@@ -128,6 +135,8 @@ class WriteQueue(UnwrittenWrites):
             undone=self._undone.get(session_id),
         )
         write = Write("undo", session_id, reverts=commit, kept=kept)
+        if commit is None:  # (where `u` would have found one: told beside a refusal, `_append_undo`)
+            write.elsewhere = self._latest_commit_session()
         if commit is not None:
             self._read_from.pop(session_id, None)
             self._undone[session_id] = commit

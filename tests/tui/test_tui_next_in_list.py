@@ -138,3 +138,38 @@ async def test_n_never_shows_the_list_between_two_sessions(
         await settle(pilot)
         assert resumed == ["sessions"] and isinstance(app.screen, SessionsScreen)
     assert grades(ws_root) == [("s6", 0.7), ("s5", 0.6)]
+
+
+async def test_u_after_n_names_the_session_the_latest_grade_went_to(
+    three_pending: LessonCreditApp, ws_root: Path
+) -> None:
+    """`n 7 c n u`: the grade went to s6 and `u` is pressed on s5, pending: nothing to undo there, and the toast
+    says where the latest grade from here is (it said only that s5 is pending, leaving the grader to guess)."""
+    app = three_pending
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await open_sessions(pilot)
+        burst(pilot, "n", "7", "c", "n", "u")
+        await settle(pilot)
+        assert stack(app)[-1] == "detail:s5"
+        refused = [t for t in toasts(app) if t.startswith("Nothing to undo on s5")]
+        assert refused == [
+            "Nothing to undo on s5: session 's5' is pending. Your latest grade from here is on s6: u there undoes it."
+        ]
+    assert grades(ws_root) == [("s6", 0.7)]
+
+
+async def test_u_on_a_pending_session_with_no_grade_from_here_says_no_more(
+    three_pending: LessonCreditApp, ws_root: Path
+) -> None:
+    """`n u` before any grade: the refusal alone (no session to point at)."""
+    app = three_pending
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await open_sessions(pilot)
+        burst(pilot, "n", "u")
+        await settle(pilot)
+        assert [t for t in toasts(app) if t.startswith("Nothing to undo")] == [
+            "Nothing to undo on s6: session 's6' is pending."
+        ]
+    assert grades(ws_root) == []
