@@ -43,6 +43,7 @@ def centred_slope(x: np.ndarray, y: np.ndarray, category: np.ndarray) -> float:
     return float(xc @ yc / (xc @ xc))
 
 
+@pytest.mark.usefixtures("whole_lessons")
 def test_a_lone_lessons_windows_are_within_window_differences_of_means() -> None:
     # one lesson whose effect climbs over the log: in each window the estimate is the window's own
     # slope of reward on injection with category baselines (the fit's residual slope adds exactly that)
@@ -111,6 +112,7 @@ def workspace(tmp_path: Path) -> tuple[Workspace, np.ndarray, np.ndarray, np.nda
     return Workspace(root, clock=fixed_clock), x, salience, reward, category
 
 
+@pytest.mark.usefixtures("whole_lessons")
 def test_the_credit_posterior_after_each_window_is_a_fold_done_by_hand(tmp_path: Path) -> None:
     ws, x, salience, reward, _ = workspace(tmp_path)
     over = ws.lesson_over_time(A)
@@ -254,6 +256,7 @@ def test_an_update_logged_after_a_pending_session_at_the_end_is_in_todays_window
     assert first.credit_mean == pytest.approx(a0 / (a0 + b0), abs=1e-9)
 
 
+@pytest.mark.usefixtures("whole_lessons")
 def test_a_prior_imported_mid_log_starts_the_windows_from_the_one_in_force_then(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
