@@ -298,3 +298,16 @@ def test_too_few_graded_sessions_to_fit_says_how_many_there_are(tmp_path: Path) 
     over = Workspace(root, clock=fixed_clock).lesson_over_time(A)
     assert (over.graded, over.windows) == (1, ())
     assert over.reason == "only 1 graded session: too few to fit"
+
+
+def test_a_lessons_windows_are_its_sessions_after_its_first_ones(tmp_path: Path) -> None:
+    # A (99 graded sessions) has its first min(20, 99 // 3) = 20 set apart in the claims fit (core.analysis.early):
+    # its windows are cut among its 79 later sessions, the first window starting at the graded session after its
+    # 20th; the credit posterior is still every session's (the last window's is today's)
+    ws, x, _, reward, _ = workspace(tmp_path)
+    over = ws.lesson_over_time(A)
+    with_a = np.flatnonzero(x[:, 0])
+    assert len(with_a) == 99 and over.injected == 79 and over.graded == len(reward)
+    assert len(over.windows) == window_count(79)
+    assert over.windows[0].first == 1  # the windows still cover the whole log (the first sessions as its control)
+    assert ws.lesson_over_time(B).group == ()  # no first sessions' column named as a lesson's partner
