@@ -66,6 +66,16 @@ def basic_ws(tmp_path: Path) -> Path:
     return make_workspace(tmp_path, lessons=BASIC_LESSONS, journals={"j.txt": BASIC_JOURNAL})
 
 
+@pytest.fixture
+def whole_lessons(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No lesson's first sessions set apart in the claims fit (core.analysis.early): for tests of the fit's
+    mechanics against references over every session of a lesson (the split itself: tests/core/test_claims_early.py,
+    which checks it is the fit of the log with those sessions renamed to a lesson of their own)."""
+    from lesson_credit.core.analysis import early
+
+    monkeypatch.setattr(early, "MIN_SESSIONS", 10**9)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Tests marked `long` first (otherwise in collection order): a parallel run then starts them at
     once instead of ending with one worker busy on a long test while the others are done."""

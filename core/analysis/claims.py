@@ -48,6 +48,7 @@ import numpy as np
 import numpy.typing as npt
 
 from lesson_credit.core.analysis.draws import common_direction
+from lesson_credit.core.analysis.early import split_design, whole_columns
 from lesson_credit.core.analysis.estimable import (
     Ties,
     confounded_reason,
@@ -128,9 +129,10 @@ class Claims:
         return column is not None and len(column.arms) > 1
 
 
-def find_groups(co_occurrence: Any, n_with: IntArray) -> list[tuple[int, ...]]:
+def find_groups(co_occurrence: Any, n_with: IntArray, real: int | None = None) -> list[tuple[int, ...]]:
     """Connected sets of arms, each pair linked when together in >= GROUP_SHARE of both arms' sessions
-    (`co_occurrence`: the sparse arms x arms count of sessions with both)."""
+    (`co_occurrence`: the sparse arms x arms count of sessions with both; `real`: only arms below it are grouped,
+    the others are lessons' first sessions, `core.analysis.early`)."""
     from scipy import sparse
     from scipy.sparse import csgraph
 
@@ -139,6 +141,8 @@ def find_groups(co_occurrence: Any, n_with: IntArray) -> list[tuple[int, ...]]:
     n = n_with.astype(np.float64)
     i, j = co.row, co.col
     linked = (i != j) & (co.data >= GROUP_SHARE * np.maximum(n[i], n[j])) & (np.minimum(n[i], n[j]) >= 2)
+    if real is not None:
+        linked &= (i < real) & (j < real)
     if not linked.any():
         return []
     graph = sparse.csr_matrix((np.ones(int(linked.sum())), (i[linked], j[linked])), shape=(n_arms, n_arms))
@@ -149,15 +153,18 @@ def find_groups(co_occurrence: Any, n_with: IntArray) -> list[tuple[int, ...]]:
     return sorted(tuple(sorted(m)) for m in members.values() if len(m) > 1)
 
 
-def injection_design(design: Design) -> tuple[Centred, FloatArray, list[tuple[int, ...]], IntArray, Any]:
+def injection_design(
+    design: Design, real: int | None = None
+) -> tuple[Centred, FloatArray, list[tuple[int, ...]], IntArray, Any]:
     """The injection design's operator (one column per lesson or group), the centred rewards, the
     columns' arms, each arm's column (-1 when never injected in a graded session) and the columns'
-    X'X when it is the arms' co-occurrence (no groups, up to CROSS_DENSE_MAX columns), else None."""
+    X'X when it is the arms' co-occurrence (no groups, up to CROSS_DENSE_MAX columns), else None (`real`: as
+    `find_groups`)."""
     from scipy import sparse
 
     rows, arms = design.entry_row, design.entry_arm
     n_with = np.bincount(arms, minlength=design.n_arms)
-    groups = find_groups(design.repeated_co_occurrence, n_with)  # a lesson seen once is in no group
+    groups = find_groups(design.repeated_co_occurrence, n_with, real)  # a lesson seen once is in no group
     grouped = {arm for group in groups for arm in group}
     columns = [(int(a),) for a in np.flatnonzero(n_with > 0) if int(a) not in grouped] + groups
     column_of = np.full(design.n_arms, -1, dtype=np.int64)
@@ -204,22 +211,25 @@ class Fitted:
     confounded: Ties = field(default_factory=dict)  # per column no fit can estimate: its ties (None: unsettled)
     relative: bool = False  # the prior more than the data sets some draw's mean (`_prior_holds_mean`)
     pinned: npt.NDArray[np.bool_] | None = None  # the columns of the draws whose mean their pin holds (`_common_prior`)
+    real: int | None = None  # arms below it are lessons; the others their first sessions (`core.analysis.early`)
 
 
 def fit_columns(design: Design, *, solver: str = "auto") -> Fitted:
     """The injection design (groups as one column), which columns are identified, and the robust fit
     with the identified columns left almost unshrunk (see the module), on the baselines with their steps
-    (`Design.with_steps`)."""
+    (`Design.with_steps`, found on each lesson's whole column). Each lesson's first sessions are then a column of
+    their own (`core.analysis.early`): `column_of` has an arm past the design's for them; they claim nothing."""
     design = design.with_steps()
-    op, y, columns, column_of, gram = injection_design(design)
+    real, lessons = design.n_arms, design
+    design = split_design(design)  # (it keeps `design.steps`: they are not found again on the split columns)
+    op, y, columns, column_of, gram = injection_design(design, real)
     dof = design.n - op.rank
     counts = np.diff(op.xt.indptr)  # sessions with each column
     none = np.zeros(len(columns), dtype=bool)
     if not columns or dof < 2:
         nan = np.full(len(columns), math.nan)
-        return Fitted(
-            op, columns, column_of, None, none, none, none, nan, nan, counts, math.nan, math.nan, math.nan, True
-        )
+        no_fit = (op, columns, column_of, None, none, none, none, nan, nan, counts, math.nan, math.nan, math.nan)
+        return Fitted(*no_fit, True, real=real)
     dense = solver == "dense" or (solver == "auto" and len(columns) <= DENSE_MAX)
     hoods = None if dense else neighbourhoods(op, gram=gram)
     _, var0, lam0, sigma2, _ = solve_operator(op, y, float(y @ y), dof, None, TAU_MIN, dense, hoods)
@@ -255,7 +265,7 @@ def fit_columns(design: Design, *, solver: str = "auto") -> Fitted:
     var = np.maximum(fit.var, fit.model_var)
     ratio = np.where(identified, np.sqrt(var / (var + prior_sd**2)), np.sqrt(var0) / prior_sd)
     identified &= ratio <= SD_RATIO_MAX
-    timed, switch, scope = _timed(design, op, columns, few)
+    timed, switch, scope = _timed(design, lessons, op, columns, column_of, few)
     identified &= ~timed
     return Fitted(
         op,
@@ -277,31 +287,44 @@ def fit_columns(design: Design, *, solver: str = "auto") -> Fitted:
         confounded,
         any(holds),
         pinned,
+        real,
     )
 
 
 def _timed(
-    design: Design, op: Centred, columns: list[tuple[int, ...]], few: npt.NDArray[np.bool_]
+    design: Design,
+    lessons: Design,
+    op: Centred,
+    columns: list[tuple[int, ...]],
+    column_of: npt.NDArray[np.int64],
+    few: npt.NDArray[np.bool_],
 ) -> tuple[npt.NDArray[np.bool_], Switches, dict[int, str]]:
     """Per column: identified only by time (a switch in time or what the baseline's steps left of it, as the ranking
-    and the policy read it), where it switches and the sessions it switches among (named). The data move it only
-    as a step in the baseline would, or barely at all (switched where a time block starts: the blocks' baselines take
-    it all; or the steps took nearly all of it): the switch is why, its leave-one-out lift is the step as much as
-    anything, and the policy draws it from the prior."""
+    and the policy read it), where it switches and the sessions it switches among (named), told on each lesson's
+    whole column (`lessons`: the design before its first sessions were set apart; `early.whole_columns`: the lesson
+    is injected from its first session on, not from its 21st). The data move it only as a step in the baseline
+    would, or barely at all (switched where a time block starts: the blocks' baselines take it all; or the steps
+    took nearly all of it): the switch is why, its leave-one-out lift is the step as much as anything, and the
+    policy draws it from the prior."""
     whole = groups_without_blocks(design.category, design.agent, design.n_agents)
     block = block_codes(design.n, design.n_blocks) if design.n_blocks > 1 else None
     _, group = design.indicators(steps=False)  # a switch is told within the blocks' groups, as the policy tells it
-    by_time = time_labels(Stream.held(design))  # per arm, as the ranking and the policy read them
-    switch = _by_steps(timed_switches(op.x, group, block, whole, (design.category, design.agent)), by_time, columns)
+    by_time = time_labels(Stream.held(lessons))  # per arm, as the ranking and the policy read them
+    x = whole_columns(op.x, columns, column_of, lessons.n_arms)
+    found = timed_switches(x, group, block, whole, (design.category, design.agent))
+    switch = _by_steps(found, by_time, columns, lessons.n_arms)
     timed = ~few & (switch.timed | _holds_timed(by_time.timed, columns))
-    return timed, switch, _switch_scopes(design, op.x, group, timed, whole, switch)
+    return timed, switch, _switch_scopes(design, x, group, timed, whole, switch)
 
 
-def _by_steps(switch: Switches, labels: TimeOnly, columns: list[tuple[int, ...]]) -> Switches:
+def _by_steps(switch: Switches, labels: TimeOnly, columns: list[tuple[int, ...]], real: int) -> Switches:
     """`switch` with the columns whose lesson the baseline's steps left too little of (`labels`: a member's, for a
-    group) timed too (`strays`, `share`: the least a member kept)."""
+    group) timed too (`strays`, `share`: the least a member kept). A column of a lesson's first sessions (an arm
+    from `real` on) is no lesson's: left as it is."""
     strays, share = np.zeros(len(columns), dtype=bool), np.ones(len(columns))
     for c, members in enumerate(columns):
+        if min(members) >= real:
+            continue
         strays[c] = bool(labels.by_steps[list(members)].any()) and not bool(switch.timed[c])
         kept = labels.share[list(members)]
         share[c] = float(np.nanmin(kept)) if np.isfinite(kept).any() else 1.0
@@ -310,9 +333,10 @@ def _by_steps(switch: Switches, labels: TimeOnly, columns: list[tuple[int, ...]]
 
 def _holds_timed(arm_timed: npt.NDArray[np.bool_], columns: list[tuple[int, ...]]) -> npt.NDArray[np.bool_]:
     """Per column: a group holding a lesson identified only by time on its own (`joint_posterior.time_only`, the
-    rule every ranking reads), though the group's column does not switch once (a member also in a session
-    before the switch): the group's effect is the switch's as much as the column's. (A lesson alone in its
-    column is identified only by time exactly when its column is.)"""
+    rule every ranking reads, on the whole lessons: no first sessions set apart), though the group's column does not
+    switch once (a member also in a session before the switch): the group's effect is the switch's as much as the
+    column's. (A lesson alone in its column is identified only by time exactly when its column is; a column of a
+    lesson's first sessions is alone.)"""
     out = np.zeros(len(columns), dtype=bool)
     for c, members in enumerate(columns):
         out[c] = len(members) > 1 and bool(arm_timed[list(members)].any())
@@ -361,25 +385,29 @@ def claims_of(
     """The claims read off a design's `fit_columns` (`session_ids`, `arm_ids`: as `lesson_claims`)."""
     label = session_label(design, session_ids)
     names: Callable[[int], str] = (lambda arm: arm_ids[arm]) if arm_ids is not None else (lambda arm: f"#{arm}")
-    op, columns, column_of, fit, identified = fitted.op, fitted.columns, fitted.column_of, fitted.fit, fitted.identified
+    op, columns, fit, identified = fitted.op, fitted.columns, fitted.fit, fitted.identified
+    shown, column_of, lesson = _lesson_columns(fitted)
     if fit is None:
-        nothing = tuple(Column(c, False, "no graded sessions to compare") for c in columns)
+        nothing = tuple(Column(columns[c], False, "no graded sessions to compare") for c in shown)
         return Claims(column_of, nothing, math.nan, math.nan, True)
     counts = fitted.counts
     halves_of, cats = halves(op, fit), by_category(op, fit, design)
-    drifts = [drift_p(*halves_of[c]) if identified[c] else None for c in range(len(columns))]
-    cat_p = [heterogeneity_p(cats[c]) if identified[c] else None for c in range(len(columns))]
+    said_of = identified & np.isin(np.arange(len(columns)), shown)  # (a lesson's first sessions: in no flag's count)
+    drifts = [drift_p(*halves_of[c]) if said_of[c] else None for c in range(len(columns))]
+    cat_p = [heterogeneity_p(cats[c]) if said_of[c] else None for c in range(len(columns))]
     drifting, differs = _flags(drifts), _flags(cat_p)
     out = []
     pinned = fitted.pinned if fitted.relative and fitted.pinned is not None else np.zeros(len(columns), dtype=bool)
-    for c, members in enumerate(columns):
+    for c in shown:
+        members = columns[c]
         n_with, n_without = int(counts[c]), int(design.n - counts[c])
         relative = bool(pinned[c])
         if not identified[c]:
             reason = unidentified_reason(fitted, c, n_with, n_without, label)
             said = c in fitted.confounded and not (fitted.few[c] or fitted.timed[c])
             # (only when said: a session's 1,000 lessons named by no other are each tied to the other 999)
-            tied = tuple(arm for k in fitted.confounded.get(c) or () for arm in columns[k]) if said else ()
+            tied = tuple(dict.fromkeys(lesson(arm) for k in fitted.confounded.get(c) or () for arm in columns[k]))
+            tied = tied if said else ()
             if said:
                 unsettled = fitted.confounded[c] is None
                 reason = unsettled_reason() if unsettled else confounded_reason([names(arm) for arm in tied])
@@ -419,6 +447,16 @@ def claims_of(
         )
     extra = {"penalty": fitted.penalty, "relative": fitted.relative}
     return Claims(column_of, tuple(out), fitted.prior_sd, math.sqrt(fitted.sigma2), fitted.dense, extra)
+
+
+def _lesson_columns(fitted: Fitted) -> tuple[list[int], IntArray, Callable[[int], int]]:
+    """The columns `claims_of` reports (every one holding a lesson: not its first sessions', `core.analysis.early`),
+    each lesson's place among them (-1: none) and the lesson an arm of the fit is (its first sessions' arm: its own)."""
+    real = len(fitted.column_of) if fitted.real is None else fitted.real
+    shown = [c for c, members in enumerate(fitted.columns) if min(members) < real]
+    place = np.full(len(fitted.columns) + 1, -1, dtype=np.int64)  # (the last: for -1, a lesson never injected)
+    place[shown] = np.arange(len(shown))
+    return shown, place[fitted.column_of[:real]], lambda arm: arm - real if arm >= real else arm
 
 
 def _together(design: Design, members: tuple[int, ...]) -> tuple[tuple[int, int], ...]:

@@ -518,7 +518,7 @@ def loo_payload(
     `effect_method`: the joint fit's description (`JointFit.method`); `dropout_problems`: what of the
     dropout logs was not used (a line each); `gptme_files`: the files the lessons MCP server reads (`gptme_keys`)."""
     from lesson_credit.core.analysis import claims as claims_mod
-    from lesson_credit.core.analysis import estimates
+    from lesson_credit.core.analysis import early, estimates
 
     sessions = max((r.n_with + r.n_without for r in results), default=0)
     heads = [r.effect for r in results]
@@ -539,7 +539,9 @@ def loo_payload(
             "effect_method": effect_method,
             "headline_rule": f"randomized with at least {estimates.MIN_RANDOMIZED} kept and withheld sessions "
             "and an interval no wider than the joint one's; else joint (its later half when drifting)",
-            "identification": f"identified: at least {claims_mod.MIN_SESSIONS} graded sessions with and without, "
+            "identification": f"identified: at least {claims_mod.MIN_SESSIONS} graded sessions with and without "
+            f"(with: a lesson of {early.MIN_SESSIONS} or more, its sessions after its first min({early.FIRST_MAX}, "
+            f"n/{early.FIRST_PART}), which are a column of their own), "
             f"posterior sd at most {claims_mod.SD_RATIO_MAX:g} of the prior's, varying within time blocks by more "
             "than one switch in log order; groups: together in at least "
             f"{claims_mod.GROUP_SHARE:.0%} of each one's sessions; drifting / category_differs: BH-adjusted p "

@@ -61,6 +61,10 @@ def test_a_varying_number_of_lessons_shows_their_common_effect_and_says_nothing(
     assert abs(float(np.mean(estimates)) - EFFECT) < 0.01
 
 
+# on whole lessons: with each lesson's first sessions a column of their own (core.analysis.early) the 60 sessions
+# of another size see the lessons' mean less, and the fit reads it +0.030 on seed 0 (+0.039 on whole lessons), +0.044
+# on seed 1 (+0.050), the line still not said: a weakly seen mean is shrunk without a word (open)
+@pytest.mark.usefixtures("whole_lessons")
 @pytest.mark.parametrize("seed", range(2))
 def test_a_few_sessions_of_another_size_leave_the_line_only_while_the_prior_outweighs_them(seed: int) -> None:
     """One session of 2 or 4 among 600 of 3: the data barely see the mean, which stays far below +0.05 (the prior

@@ -99,6 +99,7 @@ def extra_world(
     return x, 0.2 + 0.1 * x.sum(axis=1) + rng.normal(0.0, 0.05, n)
 
 
+@pytest.mark.usefixtures("whole_lessons")
 @pytest.mark.parametrize("seed", range(3))
 def test_a_lesson_outside_the_draw_is_estimated_on_its_own_and_the_drawn_against_their_average(seed: int) -> None:
     x, reward = extra_world(seed)

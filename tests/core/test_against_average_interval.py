@@ -23,6 +23,10 @@ from scipy import stats
 from lesson_credit.core.analysis.claims import lesson_claims
 from lesson_credit.core.analysis.joint import Design
 
+# the rows against least-squares references over every session of a lesson (the first sessions set apart:
+# tests/core/test_claims_early.py)
+pytestmark = pytest.mark.usefixtures("whole_lessons")
+
 P, N = 10, 300  # lessons drawn (3 a session), sessions
 WORLDS = 200
 

@@ -153,6 +153,7 @@ def one_lesson_world(seed: int, flip: bool) -> tuple[Design, np.ndarray, np.ndar
     return design_of(x, reward, category), x[:, 0], reward
 
 
+@pytest.mark.usefixtures("whole_lessons")
 def test_halves_and_categories_are_differences_of_means() -> None:
     design, x, reward = one_lesson_world(6, flip=True)
     column = lesson_claims(design).of(0)

@@ -93,6 +93,7 @@ def found(x: np.ndarray, category: np.ndarray, dense: bool) -> tuple[dict[int, t
     return ties, labels.tolist()
 
 
+@pytest.mark.usefixtures("whole_lessons")
 @pytest.mark.parametrize("seed", range(2))
 def test_a_draw_beside_a_lesson_tied_to_the_baselines_is_against_its_average(seed: int) -> None:
     x, reward, category = draw_beside_tied_world(seed)
@@ -117,6 +118,7 @@ def test_a_draw_beside_a_lesson_tied_to_the_baselines_is_against_its_average(see
     assert not tied.identified and not tied.estimable and not tied.against_average
 
 
+@pytest.mark.usefixtures("whole_lessons")
 @pytest.mark.parametrize("seed", range(2))
 def test_two_draws_are_each_against_their_own_average(seed: int) -> None:
     x, reward, category = two_draws_world(seed)

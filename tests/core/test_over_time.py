@@ -43,6 +43,7 @@ def centred_slope(x: np.ndarray, y: np.ndarray, category: np.ndarray) -> float:
     return float(xc @ yc / (xc @ xc))
 
 
+@pytest.mark.usefixtures("whole_lessons")
 def test_a_lone_lessons_windows_are_within_window_differences_of_means() -> None:
     # one lesson whose effect climbs over the log: in each window the estimate is the window's own
     # slope of reward on injection with category baselines (the fit's residual slope adds exactly that)
@@ -111,6 +112,7 @@ def workspace(tmp_path: Path) -> tuple[Workspace, np.ndarray, np.ndarray, np.nda
     return Workspace(root, clock=fixed_clock), x, salience, reward, category
 
 
+@pytest.mark.usefixtures("whole_lessons")
 def test_the_credit_posterior_after_each_window_is_a_fold_done_by_hand(tmp_path: Path) -> None:
     ws, x, salience, reward, _ = workspace(tmp_path)
     over = ws.lesson_over_time(A)
@@ -254,6 +256,7 @@ def test_an_update_logged_after_a_pending_session_at_the_end_is_in_todays_window
     assert first.credit_mean == pytest.approx(a0 / (a0 + b0), abs=1e-9)
 
 
+@pytest.mark.usefixtures("whole_lessons")
 def test_a_prior_imported_mid_log_starts_the_windows_from_the_one_in_force_then(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -295,3 +298,16 @@ def test_too_few_graded_sessions_to_fit_says_how_many_there_are(tmp_path: Path) 
     over = Workspace(root, clock=fixed_clock).lesson_over_time(A)
     assert (over.graded, over.windows) == (1, ())
     assert over.reason == "only 1 graded session: too few to fit"
+
+
+def test_a_lessons_windows_are_its_sessions_after_its_first_ones(tmp_path: Path) -> None:
+    # A (99 graded sessions) has its first min(20, 99 // 3) = 20 set apart in the claims fit (core.analysis.early):
+    # its windows are cut among its 79 later sessions, the first window starting at the graded session after its
+    # 20th; the credit posterior is still every session's (the last window's is today's)
+    ws, x, _, reward, _ = workspace(tmp_path)
+    over = ws.lesson_over_time(A)
+    with_a = np.flatnonzero(x[:, 0])
+    assert len(with_a) == 99 and over.injected == 79 and over.graded == len(reward)
+    assert len(over.windows) == window_count(79)
+    assert over.windows[0].first == 1  # the windows still cover the whole log (the first sessions as its control)
+    assert ws.lesson_over_time(B).group == ()  # no first sessions' column named as a lesson's partner

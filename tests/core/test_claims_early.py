@@ -1,0 +1,125 @@
+"""Each lesson's first sessions as a column of their own in the claims fit (core.analysis.early): the claim is the
+one the log gives with those sessions renamed to a lesson of their own, reported nowhere; lessons of fewer than 30
+graded sessions and logs with nearly as many columns as sessions are not split; and on a log a bandit wrote, a
+no-effect lesson kept for its lucky first sessions is no longer claimed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from lesson_credit.core.analysis.claims import Column, fit_columns, lesson_claims
+from lesson_credit.core.analysis.joint import Design
+
+
+def design_of(rows: np.ndarray, arms: np.ndarray, reward: np.ndarray, n_arms: int, category: np.ndarray) -> Design:
+    c = int(category.max()) + 1
+    names = tuple(f"c{i}" for i in range(c))
+    return Design(
+        np.arange(len(reward)), reward, category, c, rows, arms, np.ones(len(rows)), n_arms, category_names=names
+    )
+
+
+def log_with(counts: list[int], n: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Lesson j in `counts[j]` sessions drawn at random among n, rewards with a small effect of lesson 0."""
+    rng = np.random.default_rng(seed)
+    rows_of = [np.sort(rng.choice(n, size=k, replace=False)) for k in counts]
+    rows = np.concatenate(rows_of)
+    arms = np.concatenate([np.full(k, j) for j, k in enumerate(counts)])
+    order = np.lexsort((arms, rows))
+    category = rng.integers(0, 2, n)
+    reward = 0.5 + 0.1 * category + rng.normal(0, 0.2, n)
+    reward[rows_of[0]] += 0.1
+    return rows[order], arms[order], reward, category
+
+
+def same(a: Column | None, b: Column | None) -> None:
+    assert a is not None and b is not None
+    assert a.identified and b.identified and a.effect is not None and b.effect is not None
+    for x, y in [(a.effect, b.effect), (a.earlier, b.earlier), (a.later, b.later)]:
+        assert x is not None and y is not None
+        assert (x.estimate, x.se, x.df) == pytest.approx((y.estimate, y.se, y.df), rel=1e-9, abs=1e-12)
+        assert (x.n_with, x.n_without) == (y.n_with, y.n_without)
+    assert [name for name, _ in a.by_category] == [name for name, _ in b.by_category]
+    for (_, x), (_, y) in zip(a.by_category, b.by_category, strict=True):
+        assert (x.estimate, x.se) == pytest.approx((y.estimate, y.se), rel=1e-9, abs=1e-12)
+    assert a.drift_p == pytest.approx(b.drift_p, rel=1e-9)
+
+
+def test_a_lesson_of_36_sessions_claims_what_its_last_24_do_beside_its_first_12_as_a_lesson_of_their_own() -> None:
+    counts = [36, 24, 22, 26, 20, 25]  # only lesson 0 has 30 or more: its first min(20, 36 // 3) = 12 set apart
+    rows, arms, reward, category = log_with(counts, 120, 3)
+    claims = lesson_claims(design_of(rows, arms, reward, 6, category))
+    # the second way: lesson 0's first 12 entries (in log order) renamed to a lesson 6 of their own, nothing split
+    first = np.flatnonzero(arms == 0)[:12]
+    renamed = arms.copy()
+    renamed[first] = 6
+    by_hand = lesson_claims(design_of(rows, renamed, reward, 7, category))
+    for lesson in range(6):
+        same(claims.of(lesson), by_hand.of(lesson))
+    assert claims.of(0).effect.n_with == 24  # type: ignore[union-attr]
+    # the first sessions' column is reported nowhere: one column per lesson
+    assert len(claims.columns) == 6 and len(claims.column_of) == 6
+    assert sorted(column.arms for column in claims.columns) == [(j,) for j in range(6)]
+
+
+def test_the_first_sessions_set_apart_are_min_20_and_a_third_from_30_sessions_on() -> None:
+    counts = [29, 30, 36, 60, 90]
+    rows, arms, reward, category = log_with(counts, 200, 5)
+    fitted = fit_columns(design_of(rows, arms, reward, 5, category))
+    later = [int(fitted.counts[fitted.column_of[j]]) for j in range(5)]
+    # 29: none; 30: 10 (a third); 36: 12; 60: 20; 90: 20 (at most 20)
+    assert later == [29, 20, 24, 40, 70]
+
+
+def test_a_log_of_lessons_under_30_sessions_is_not_split() -> None:
+    counts = [29, 29, 12]
+    rows, arms, reward, category = log_with(counts, 80, 7)
+    fitted = fit_columns(design_of(rows, arms, reward, 3, category))
+    assert fitted.columns == [(0,), (1,), (2,)]
+    assert [int(fitted.counts[c]) for c in range(3)] == counts
+
+
+@pytest.mark.parametrize(("others", "split"), [(34, True), (35, False)])
+def test_no_split_when_lessons_and_first_session_columns_come_near_the_sessions(others: int, split: bool) -> None:
+    # 40 graded sessions; lesson 0 in 30 of them (10 set apart); `others` lessons in one session each. Columns:
+    # 1 + others + 1 first-sessions column; at most 0.9 * 40 = 36 of them: 34 others split, 35 do not
+    n = 40
+    rows = np.concatenate([np.arange(30), np.arange(others) % n])
+    arms = np.concatenate([np.zeros(30, dtype=np.int64), 1 + np.arange(others)])
+    category = np.zeros(n, dtype=np.int64)
+    reward = 0.5 + np.random.default_rng(1).normal(0, 0.2, n)
+    fitted = fit_columns(design_of(rows, arms, reward, 1 + others, category))
+    assert int(fitted.counts[fitted.column_of[0]]) == (20 if split else 30)
+
+
+def bandit_log(seed: int, n: int = 300, lessons: int = 6, k: int = 2, sd: float = 0.2) -> Design:
+    """Thompson sampling over no-effect lessons, k injected per session: each lesson's draw from its mean reward over
+    the sessions it was injected in so far."""
+    rng = np.random.default_rng(seed)
+    total, seen = np.zeros(lessons), np.zeros(lessons)
+    rows, arms, reward = [], [], np.zeros(n)
+    for t in range(n):
+        draw = total / (seen + 1) + rng.normal(0, 1, lessons) * sd / np.sqrt(seen + 1)
+        chosen = np.sort(np.argsort(-draw)[:k])
+        reward[t] = 0.5 + rng.normal(0, sd)  # no lesson has an effect
+        for arm in chosen.tolist():
+            rows.append(t)
+            arms.append(arm)
+            total[arm] += reward[t] - 0.5
+            seen[arm] += 1
+    return design_of(np.array(rows), np.array(arms), reward, lessons, np.zeros(n, dtype=np.int64))
+
+
+def test_a_no_effect_lesson_a_bandit_kept_for_its_lucky_first_sessions_is_not_claimed() -> None:
+    # seed 13: lesson 4's first 20 sessions averaged 0.095 above the 0.5 every session is drawn around, so the
+    # sampler kept choosing it (210 of 300 sessions) while the sessions it left out were those after unlucky
+    # draws; over all 210 the interval was (0.006, 0.090): a claim for a lesson with no effect. Its later 190
+    # sessions, chosen on the first ones' noise but with noise of their own, give (-0.020, 0.066)
+    design = bandit_log(13)
+    assert int(np.count_nonzero(design.entry_arm == 4)) == 210
+    column = lesson_claims(design).of(4)
+    assert column is not None and column.identified and column.effect is not None
+    assert column.effect.n_with == 190
+    low, high = column.effect.bounds()
+    assert low < 0 < high
