@@ -386,18 +386,35 @@ def joint_posterior(
     agents: Sequence[str | None] = (),
     *,
     tau_min: float = POLICY_TAU_MIN,
+    shared: tuple[Stream, JointFit, npt.NDArray[np.bool_]] | None = None,
 ) -> JointPosterior:
-    """Fit the joint model on the log (`core.analysis.joint`) and read it as a posterior per lesson."""
-    stream = Stream.of_log(data, categories, floor, agents)
-    return posterior_of(stream, _category_names(categories, data), tuple(data.arm_ids), tau_min=tau_min)
+    """Fit the joint model on the log (`core.analysis.joint`) and read it as a posterior per lesson.
+    `shared`: the log's stream (`Stream.of_log` of these very inputs), its fit at `tau_min` and its
+    `time_only`, when the caller has them (`posterior_of`'s `fit` and `timed`)."""
+    if shared is None:
+        stream = Stream.of_log(data, categories, floor, agents)
+        return posterior_of(stream, _category_names(categories, data), tuple(data.arm_ids), tau_min=tau_min)
+    stream, fit, timed = shared
+    names, arm_ids = _category_names(categories, data), tuple(data.arm_ids)
+    return posterior_of(stream, names, arm_ids, tau_min=tau_min, fit=fit, timed=timed)
 
 
 def posterior_of(
-    stream: Stream, names: tuple[str, ...], arm_ids: tuple[str, ...], *, tau_min: float, deviations: bool = True
+    stream: Stream,
+    names: tuple[str, ...],
+    arm_ids: tuple[str, ...],
+    *,
+    tau_min: float,
+    deviations: bool = True,
+    fit: JointFit | None = None,
+    timed: npt.NDArray[np.bool_] | None = None,
 ) -> JointPosterior:
     """The posterior of a stream's fit: `joint_posterior`'s for a log, the simulator's (`core.sim.loop`) for
-    its run's design, one policy (`deviations`: False leaves every category's deviations 0, not fitted)."""
-    fit = fit_sums(sums(stream.sessions, stream.entries, stream.block), stream.sessions, tau_min=tau_min)
+    its run's design, one policy (`deviations`: False leaves every category's deviations 0, not fitted).
+    `fit` (the stream's fit at `tau_min`) and `timed` (its `time_only`): the caller's, when it has them from
+    the same passes over the stream (the analysis' fit reads the same sums), else computed here."""
+    if fit is None:
+        fit = fit_sums(sums(stream.sessions, stream.entries, stream.block), stream.sessions, tau_min=tau_min)
     mean, sd, baselines, prior_sd = posterior_from_fit(fit, stream, tau_min)
     if len(names) != len(baselines):  # no graded session: no baselines
         names, baselines = (), np.zeros(0)
@@ -405,7 +422,8 @@ def posterior_of(
     deviation, deviation_var, tau_c = category_deviations(fit, stream) if deviations else (np.zeros(0), None, 0.0)
     if deviation.shape[0] != len(names) or deviation_var is None:
         deviation, deviation_var, tau_c = np.zeros((len(names), len(mean))), np.zeros((len(names), len(mean))), 0.0
-    timed = time_only(stream)  # drawn as a lesson without data: what moved it, a step in the baseline would too
+    if timed is None:  # drawn as a lesson without data: what moved it, a step in the baseline would too
+        timed = time_only(stream)
     mean[timed], sd[timed], deviation[:, timed], deviation_var[:, timed] = 0.0, prior_sd, 0.0, 0.0
     return JointPosterior(
         arm_ids,
