@@ -103,7 +103,7 @@ class Analysis(Reading):
         same log: one pass of its sums serves both fits (they differ only in their prior floor), the lessons
         identified only by time are found once; each the same numbers as alone. A posterior in its verified
         cache is read, not fitted (the analysis' fit is then left to `joint_fit`)."""
-        from lesson_credit.core.analysis.joint import fit_sums, sums
+        from lesson_credit.core.analysis.joint import fit_sums
         from lesson_credit.core.analysis.joint_posterior import POLICY_TAU_MIN, Stream, joint_posterior, time_only
         from lesson_credit.core.analysis.joint_posterior_cache import cached_joint_posterior
 
@@ -114,7 +114,7 @@ class Analysis(Reading):
 
         def together() -> JointPosterior:
             stream = Stream.of_log(data, categories, floor, agents)
-            st = sums(stream.sessions, stream.entries, stream.block)
+            st = stream.sums_and_cells()  # (the posterior's cells tallied in the same pass)
             analysis = fit_sums(st, stream.sessions)  # as `joint_fit` fits it (`fit_log`: these sums)
             policy = fit_sums(st, stream.sessions, tau_min=POLICY_TAU_MIN)  # as `posterior_of` fits it
             del st  # (beyond joint_ops.CROSS_DENSE_MAX lessons: one number per injection)

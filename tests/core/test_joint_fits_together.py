@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from lesson_credit.core.analysis.joint import sums
+from lesson_credit.core.analysis.joint_posterior import Stream
 from lesson_credit.core.log.snapshot import FoldData
 from lesson_credit.core.workspace import Workspace
 from tests.core.test_joint_posterior_stream import world
@@ -69,3 +71,26 @@ def test_a_posterior_in_its_cache_is_read_and_the_analysis_fit_made_alone(
     again = Workspace(root, clock=fixed_clock)
     again.fit_both()
     assert np.array_equal(again.joint_posterior().mean, posterior.mean) and again.effects() == effects
+
+
+def test_the_cells_tallied_in_the_sums_pass_are_those_of_a_pass_of_their_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The posterior's (category, lesson) cells are tallied in the pass that sums the fit's statistics
+    (`Stream.sums_and_cells`): one pass over the log fewer, the very same numbers."""
+    monkeypatch.setattr("lesson_credit.core.analysis.joint_posterior.SESSION_BLOCK", 64)
+    ws = Workspace(make_workspace(tmp_path, lessons={}, events=world(np.random.default_rng(13), 300, 9)))
+    inputs = ws.analysis_data(), ws.session_categories(), ws.settings.floor, ws.session_agents()
+    alone, shared = Stream.of_log(*inputs), Stream.of_log(*inputs)
+    reads = _counted_reads(monkeypatch)
+    own = alone.cells
+    st = shared.sums_and_cells()
+    graded = int(np.isfinite(inputs[0].base).sum())
+    assert len(reads) == 2 * -(-graded // 64)  # a pass each: every block of 64 graded sessions read once
+    assert shared.cells.entries == own.entries > 0 and len(reads) == 2 * -(-graded // 64)  # not read again
+    for name in ("weight", "square", "count", "reward"):
+        assert np.array_equal(getattr(shared.cells, name), getattr(own, name)), name
+    apart = sums(alone.sessions, alone.entries, alone.block)
+    for name in ("cross", "zx", "xy", "count", "weight", "ginv", "zy", "key"):
+        assert np.array_equal(getattr(st, name), getattr(apart, name)), name
+    assert (st.rank, st.yy, st.y2) == (apart.rank, apart.yy, apart.y2)
