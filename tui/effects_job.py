@@ -11,7 +11,11 @@ later start on the same log shows them at once.
 The same child draws P(top-k) under the joint selection policy (the request's `p_top_k`: the seed):
 its posterior is fitted block by block of sessions as the effects are (core.analysis.joint_posterior;
 ~0.55 GB at a million sessions, the log's columns included) and kept in its verified cache. One child
-at a time: the two fits never hold their memory at once.
+at a time: the two fits never hold their memory at once. Under the joint policy the dashboard asks for
+both from one child (`both`: the request has `effects` and `p_top_k`): the two fits read the same log,
+its sums and the lessons identified only by time once (`Workspace.fit_both`: at a million sessions two
+children took ~8 s of CPU each, most of it the same passes), and the answer the asker did not want is
+kept for the other asker of the same log version (`EffectsJob.run`).
 """
 
 from __future__ import annotations
@@ -38,28 +42,39 @@ def too_big_here(ws: Workspace) -> bool:
     return data.n_sessions >= ELSEWHERE_FROM or data.n_arms >= ELSEWHERE_ARMS
 
 
-def fit_later(ws: Workspace) -> tuple[Callable[[EffectsJob], dict[str, float]], bool]:
+def fit_later(ws: Workspace, seed: int = 0) -> tuple[Callable[[EffectsJob], dict[str, float]], bool]:
     """Called under the dashboard's lock: (how to fit the log as read now, outside the lock; whether
-    that fit runs in this process). A big log goes to a child process (which saves what it fitted);
-    a small one, or one in a store the child cannot open, is fitted here on the snapshot."""
+    that fit runs in this process). A big log goes to a child process (which saves what it fitted;
+    under the joint policy it draws P(top-k) with `seed` too: `both`); a small one, or one in a store
+    the child cannot open, is fitted here on the snapshot."""
+    from lesson_credit.core.bandit.policy import JOINT
+
     request = request_of(ws) if too_big_here(ws) else None
     if request is not None:
-        return (lambda job: job.run(request)), False
+        asked, version = (both(request, seed) if ws.policy == JOINT else request), ws.version
+        return (lambda job: job.run(asked, "effects", version)), False
     fit = ws.effects_later()
     return (lambda job: fit()), True
 
 
 def p_top_k_later(ws: Workspace, seed: int) -> Callable[[EffectsJob], dict[str, float]]:
     """Called under the dashboard's lock: how to draw P(top-k) of the log as read now, outside the lock.
-    Under the joint policy a big log's posterior is fitted (or read from its cache) in a child; else
-    the posterior is taken here now and the draws run when called."""
+    Under the joint policy a big log's posterior is fitted (or read from its cache) in a child, with the
+    effects (`both`); else the posterior is taken here now and the draws run when called."""
     from lesson_credit.core.bandit.policy import JOINT
 
     request = request_of(ws) if too_big_here(ws) and ws.policy == JOINT else None
     if request is not None:
-        return lambda job: job.run({**request, "p_top_k": seed})
+        asked, version = both(request, seed), ws.version
+        return lambda job: job.run(asked, "p_top_k", version)
     draw = ws.p_top_k_later(seed=seed)
     return lambda job: draw()
+
+
+def both(request: dict[str, Any], seed: int) -> dict[str, Any]:
+    """The request of the effects and of P(top-k) drawn with `seed`, from one child: what the dashboard
+    asks for both at each log version under the joint policy (the same request from either asker)."""
+    return {**request, "effects": True, "p_top_k": seed}
 
 
 def request_of(ws: Workspace) -> dict[str, Any] | None:
@@ -87,14 +102,27 @@ class EffectsJob:
         self._lock = threading.Lock()
         self._one = threading.Lock()  # held while a child runs
         self._stopped = False
+        # what the last child answered that its asker did not take: (its request and log version, answers)
+        self._kept: tuple[tuple[str, int | None], dict[str, dict[str, float]]] | None = None
 
-    def run(self, request: dict[str, Any]) -> dict[str, float]:
-        """What the child computed (the effects, or P(top-k) when the request has `p_top_k`);
-        RuntimeError when it failed (its last line of stderr says why)."""
+    def run(self, request: dict[str, Any], want: str | None = None, version: int | None = None) -> dict[str, float]:
+        """What the child computed: `want` ("effects" or "p_top_k"; default: P(top-k) when the request has
+        `p_top_k`, else the effects); RuntimeError when it failed (its last line of stderr says why). A
+        request for both (`both`) keeps the other answer for the next asker of the very same request at the
+        same log `version` of the dashboard (it read the log no earlier than that asker would have)."""
+        want = want or ("p_top_k" if "p_top_k" in request else "effects")
+        key = (json.dumps(request, sort_keys=True), version)
         with self._one:
-            return self._run(request)
+            kept = self._kept
+            if kept is not None and kept[0] == key and want in kept[1]:
+                self._kept = None if len(kept[1]) == 1 else (key, {k: v for k, v in kept[1].items() if k != want})
+                return kept[1][want]
+            answers = self._run(request)
+            others = {kind: values for kind, values in answers.items() if kind != want}
+            self._kept = (key, others) if others and version is not None else None
+            return answers[want]
 
-    def _run(self, request: dict[str, Any]) -> dict[str, float]:
+    def _run(self, request: dict[str, Any]) -> dict[str, dict[str, float]]:
         with self._lock:
             if self._stopped:
                 raise RuntimeError("the dashboard is closing")
@@ -112,8 +140,8 @@ class EffectsJob:
         if child.returncode != 0:
             lines = err.decode(errors="replace").strip().splitlines()
             raise RuntimeError(f"joint fit failed: {lines[-1] if lines else f'exit {child.returncode}'}")
-        values = json.loads(out)["p_top_k" if "p_top_k" in request else "effects"]
-        return {str(k): float(v) for k, v in values.items()}
+        answers = json.loads(out)
+        return {kind: {str(k): float(v) for k, v in values.items()} for kind, values in answers.items()}
 
     def stop(self) -> None:
         with self._lock:
@@ -131,10 +159,16 @@ def main() -> int:
     # from $LESSON_CREDIT_STORE and config.toml, which `--store ""` overrides)
     store, agent, written_by = request.get("store") or "", request.get("agent"), request.get("written_by")
     ws = Workspace(request["root"], store=store, agent=agent, written_by=written_by)
-    if "p_top_k" in request:
+    if "p_top_k" in request and not request.get("effects"):
         sys.stdout.write(json.dumps({"p_top_k": ws.p_top_k(seed=int(request["p_top_k"]))}))
-    else:
+    elif "p_top_k" not in request:
         sys.stdout.write(json.dumps({"effects": ws.effects()}))
+    else:  # both: the effects saved for this log when they are, and the two fits made together when neither is
+        effects = ws.saved_effects()
+        if effects is None:
+            ws.fit_both()
+            effects = ws.effects()
+        sys.stdout.write(json.dumps({"effects": effects, "p_top_k": ws.p_top_k(seed=int(request["p_top_k"]))}))
     return 0
 
 

@@ -258,7 +258,7 @@ class WorkspaceSource:
 
             with self._lock:
                 ws = self._refreshed()
-                version, (fit, here) = ws.version, effects_job.fit_later(ws)
+                version, (fit, here) = ws.version, effects_job.fit_later(ws, self.seed)
                 job = self._effects_job()
             effects = fit(job)
             with self._lock:

@@ -38,12 +38,12 @@ no deviations): a policy that learns where a lesson helps injects it more where 
 the rewards rise with that, and blocks held at the fit's would take that rise out of the very deviations
 that made it.
 
-**Memory**: the log is read as `core.analysis.joint.fit_log` reads it, `SESSION_BLOCK` graded sessions at
-a time (`Stream`): the fit from its sufficient statistics, then one pass for each (category, lesson)
-cell's weights, one for their sums per baseline indicator (Z'X per cell), one for the residuals per
-cell, then one pass per iteration of the conjugate gradients (X'X v: X'X itself is not held, it grows
-toward cells^2; at most `PASS_ENTRIES` injections read in all past the first 50 passes). What is
-held follows the lessons, categories and baselines, and an array per graded session (its reward, its
+**Memory**: the log is read as `core.analysis.joint.fit_log` reads it, `SESSION_BLOCK` graded sessions at a
+time (`Stream`): the fit from its sufficient statistics, each (category, lesson) cell's weights tallied in
+the same pass (`Stream.sums_and_cells`), then one pass for their sums per baseline indicator (Z'X per cell),
+one for the residuals per cell, then one pass per iteration of the conjugate gradients (X'X v: X'X itself is
+not held, it grows toward cells^2; at most `PASS_ENTRIES` injections read in all past the first 50 passes).
+What is held follows the lessons, categories and baselines, and an array per graded session (its reward, its
 baseline), never an array per injection (a million sessions of ten lessons: 10 million).
 
 The cache of the fit: `core.analysis.joint_posterior_cache`.
@@ -66,6 +66,7 @@ from lesson_credit.core.analysis.joint import (
     Design,
     Entries,
     JointFit,
+    Sums,
     block_codes,
     design_entries,
     fit_sums,
@@ -151,18 +152,46 @@ class Stream:
     @cached_property
     def cells(self) -> Cells:
         """One pass over the injections: each (category, lesson) cell's weights."""
-        s, n_arms = self.sessions, self.sessions.n_arms
-        size = s.n_categories * n_arms
-        weight, square, entries = np.zeros(size), np.zeros(size), 0
+        tally = _CellTally(self.sessions)
         for lo, hi in self.spans():
+            tally.add(lo, *self.entries(lo, hi))
+        return tally.cells()
+
+    def sums_and_cells(self) -> Sums:
+        """`core.analysis.joint.sums` of the stream, its `cells` tallied in the same pass over the
+        injections (the very additions, in the same order, as a pass of their own: kept as `cells`)."""
+        tally = _CellTally(self.sessions)
+
+        def entries(lo: int, hi: int) -> Entries:
             row, arm, w = self.entries(lo, hi)
-            cell = s.category[lo:hi][row] * n_arms + arm
-            weight += np.bincount(cell, weights=w, minlength=size)
-            square += np.bincount(cell, weights=w * w, minlength=size)
-            entries += len(arm)
+            tally.add(lo, row, arm, w)
+            return row, arm, w
+
+        st = sums(self.sessions, entries, self.block)
+        if "cells" not in self.__dict__:  # (`cells` is a cached_property: its value lives there)
+            self.__dict__["cells"] = tally.cells()
+        return st
+
+
+class _CellTally:
+    """`Stream.cells` summed block by block (`add`: a block's entries, `lo` its first position)."""
+
+    def __init__(self, sessions: Design) -> None:
+        self.sessions, size = sessions, sessions.n_categories * sessions.n_arms
+        self.weight, self.square, self.entries = np.zeros(size), np.zeros(size), 0
+
+    def add(self, lo: int, row: IntArray, arm: IntArray, w: FloatArray) -> None:
+        s, size = self.sessions, len(self.weight)
+        cell = s.category[lo + row] * s.n_arms + arm
+        self.weight += np.bincount(cell, weights=w, minlength=size)
+        self.square += np.bincount(cell, weights=w * w, minlength=size)
+        self.entries += len(arm)
+
+    def cells(self) -> Cells:
+        s = self.sessions
         count = np.bincount(s.category, minlength=s.n_categories).astype(np.float64)
         reward = np.bincount(s.category, weights=s.reward, minlength=s.n_categories).astype(np.float64)
-        return Cells(weight.reshape(s.n_categories, n_arms), square, count, reward, entries)
+        return Cells(self.weight.reshape(s.n_categories, s.n_arms), self.square, count, reward, self.entries)
 
 
 @dataclass(frozen=True)
@@ -387,18 +416,35 @@ def joint_posterior(
     agents: Sequence[str | None] = (),
     *,
     tau_min: float = POLICY_TAU_MIN,
+    shared: tuple[Stream, JointFit, npt.NDArray[np.bool_]] | None = None,
 ) -> JointPosterior:
-    """Fit the joint model on the log (`core.analysis.joint`) and read it as a posterior per lesson."""
-    stream = Stream.of_log(data, categories, floor, agents)
-    return posterior_of(stream, _category_names(categories, data), tuple(data.arm_ids), tau_min=tau_min)
+    """Fit the joint model on the log (`core.analysis.joint`) and read it as a posterior per lesson.
+    `shared`: the log's stream (`Stream.of_log` of these very inputs), its fit at `tau_min` and its
+    `time_only`, when the caller has them (`posterior_of`'s `fit` and `timed`)."""
+    if shared is None:
+        stream = Stream.of_log(data, categories, floor, agents)
+        return posterior_of(stream, _category_names(categories, data), tuple(data.arm_ids), tau_min=tau_min)
+    stream, fit, timed = shared
+    names, arm_ids = _category_names(categories, data), tuple(data.arm_ids)
+    return posterior_of(stream, names, arm_ids, tau_min=tau_min, fit=fit, timed=timed)
 
 
 def posterior_of(
-    stream: Stream, names: tuple[str, ...], arm_ids: tuple[str, ...], *, tau_min: float, deviations: bool = True
+    stream: Stream,
+    names: tuple[str, ...],
+    arm_ids: tuple[str, ...],
+    *,
+    tau_min: float,
+    deviations: bool = True,
+    fit: JointFit | None = None,
+    timed: npt.NDArray[np.bool_] | None = None,
 ) -> JointPosterior:
     """The posterior of a stream's fit: `joint_posterior`'s for a log, the simulator's (`core.sim.loop`) for
-    its run's design, one policy (`deviations`: False leaves every category's deviations 0, not fitted)."""
-    fit = fit_sums(sums(stream.sessions, stream.entries, stream.block), stream.sessions, tau_min=tau_min)
+    its run's design, one policy (`deviations`: False leaves every category's deviations 0, not fitted).
+    `fit` (the stream's fit at `tau_min`) and `timed` (its `time_only`): the caller's, when it has them from
+    the same passes over the stream (the analysis' fit reads the same sums), else computed here."""
+    if fit is None:
+        fit = fit_sums(stream.sums_and_cells(), stream.sessions, tau_min=tau_min)
     mean, sd, baselines, prior_sd = posterior_from_fit(fit, stream, tau_min)
     if len(names) != len(baselines):  # no graded session: no baselines
         names, baselines = (), np.zeros(0)
@@ -406,7 +452,8 @@ def posterior_of(
     deviation, deviation_var, tau_c = category_deviations(fit, stream) if deviations else (np.zeros(0), None, 0.0)
     if deviation.shape[0] != len(names) or deviation_var is None:
         deviation, deviation_var, tau_c = np.zeros((len(names), len(mean))), np.zeros((len(names), len(mean))), 0.0
-    timed = time_only(stream)  # drawn as a lesson without data: what moved it, a step in the baseline would too
+    if timed is None:  # drawn as a lesson without data: what moved it, a step in the baseline would too
+        timed = time_only(stream)
     mean[timed], sd[timed], deviation[:, timed], deviation_var[:, timed] = 0.0, prior_sd, 0.0, 0.0
     return JointPosterior(
         arm_ids,

@@ -13,7 +13,7 @@ record or grade changes it.
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import msgspec
@@ -136,11 +136,16 @@ def cached_joint_posterior(
     cache_dir: Path | None = None,
     tau_min: float = POLICY_TAU_MIN,
     notice: bool = True,
+    compute: Callable[[], JointPosterior] | None = None,
 ) -> JointPosterior:
     """`joint_posterior`, read from the cache in `cache_dir` when it was written for these very
-    inputs, else computed and (best effort) written there. Without `cache_dir`, always computed."""
+    inputs, else computed and (best effort) written there. Without `cache_dir`, always computed.
+    `compute`: how the caller computes `joint_posterior` of these very inputs (sharing passes over
+    the log with another fit), else `joint_posterior` itself."""
+    if compute is None:
+        compute = lambda: joint_posterior(data, categories, floor, agents, tau_min=tau_min)  # noqa: E731
     if cache_dir is None:
-        return joint_posterior(data, categories, floor, agents, tau_min=tau_min)
+        return compute()
     path = cache_dir / CACHE_NAME
     key = fingerprint(data, categories, agents, floor, tau_min)
     try:
@@ -152,7 +157,7 @@ def cached_joint_posterior(
     except ValueError as exc:
         if str(exc) != "stale":  # a stale cache is the normal case after a new record: refit quietly
             _say(notice, path, f"is damaged or from another version ({exc})")
-    post = joint_posterior(data, categories, floor, agents, tau_min=tau_min)
+    post = compute()
     write_cache(path, encode(key, post), sync=True)  # set aside when it cannot be written
     return post
 

@@ -65,12 +65,17 @@ def effects_by_lesson(
     floor: float,
     agents: Sequence[str | None] = (),
     fit: JointFit | None = None,
+    timed: BoolArray | None = None,
 ) -> dict[str, float]:
     """Each lesson's ranking (change in reward per injection) for lessons with one: the joint fit of the log
     (`fit`: the caller's, of these very inputs, else fitted here as `joint.fit_log` fits it), a lesson
-    identified only by time at the prior's 0."""
-    stream = Stream.of_log(data, categories, floor, agents)
-    if fit is None:
-        fit = fit_sums(sums(stream.sessions, stream.entries, stream.block), stream.sessions)
-    estimate, _ = ranked(fit, time_only(stream))
+    identified only by time at the prior's 0 (`timed`: the caller's `time_only` of these very inputs, else
+    found here)."""
+    if fit is None or timed is None:
+        stream = Stream.of_log(data, categories, floor, agents)
+        if fit is None:
+            fit = fit_sums(sums(stream.sessions, stream.entries, stream.block), stream.sessions)
+        if timed is None:
+            timed = time_only(stream)
+    estimate, _ = ranked(fit, timed)
     return {arm: float(e) for arm, e in zip(data.arm_ids, estimate.tolist(), strict=True) if math.isfinite(e)}

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 from msgspec import Struct
 
 from lesson_credit.core.analysis.limits import BROAD_KEYWORD_SHARE, MIN_WITH, MIN_WITHOUT
@@ -34,6 +35,7 @@ class Fits(Struct):
     joint_fit: tuple[float, JointFit] | None = None
     joint_posterior: tuple[float, JointPosterior] | None = None
     columns: tuple[Design, Fitted] | None = None
+    timed: tuple[float, npt.NDArray[np.bool_]] | None = None  # the lessons identified only by time (`fit_both`)
 
 
 class Analysis(Reading):
@@ -90,9 +92,39 @@ class Analysis(Reading):
         from lesson_credit.core.analysis.ranking import effects_by_lesson
 
         inputs = self.analysis_data(), self.session_categories(), self.settings.floor, self.session_agents()
-        effects = effects_by_lesson(*inputs, fit=self.joint_fit())
+        fit, timed = self.joint_fit(), self._fits_now().timed
+        effects = effects_by_lesson(*inputs, fit=fit, timed=timed[1] if timed and timed[0] == inputs[2] else None)
         self.remember_effects(effects)
         return effects
+
+    def fit_both(self) -> None:
+        """Make the analysis' joint fit and the policy's joint posterior of the log as read together, for a
+        caller that asks for both next (`effects` and `p_top_k`: the dashboard's fits' child). They read the
+        same log: one pass of its sums serves both fits (they differ only in their prior floor), the lessons
+        identified only by time are found once; each the same numbers as alone. A posterior in its verified
+        cache is read, not fitted (the analysis' fit is then left to `joint_fit`)."""
+        from lesson_credit.core.analysis.joint import fit_sums
+        from lesson_credit.core.analysis.joint_posterior import POLICY_TAU_MIN, Stream, joint_posterior, time_only
+        from lesson_credit.core.analysis.joint_posterior_cache import cached_joint_posterior
+
+        data, fits, floor = self.analysis_data(), self._fits_now(), self.settings.floor
+        if fits.joint_posterior is not None and fits.joint_posterior[0] == floor:
+            return
+        categories, agents = self.session_categories(), self.session_agents()
+
+        def together() -> JointPosterior:
+            stream = Stream.of_log(data, categories, floor, agents)
+            st = stream.sums_and_cells()  # (the posterior's cells tallied in the same pass)
+            analysis = fit_sums(st, stream.sessions)  # as `joint_fit` fits it (`fit_log`: these sums)
+            policy = fit_sums(st, stream.sessions, tau_min=POLICY_TAU_MIN)  # as `posterior_of` fits it
+            del st  # (beyond joint_ops.CROSS_DENSE_MAX lessons: one number per injection)
+            timed = time_only(stream)
+            fits.joint_fit, fits.timed = (floor, analysis), (floor, timed)
+            return joint_posterior(data, categories, floor, agents, shared=(stream, policy, timed))
+
+        cache_dir = self.state_dir / ".cache" if self._reader.caches else None
+        post = cached_joint_posterior(data, categories, floor, agents, cache_dir=cache_dir, compute=together)
+        fits.joint_posterior = (floor, post)
 
     def effects_later(self) -> Callable[[], dict[str, float]]:
         """`effects()` in two steps, for a caller that holds a lock while it reads: the log's inputs are
