@@ -7,11 +7,16 @@ the lessons, the baselines and those step dummies; each fails on the code before
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from lesson_credit.core.analysis.claims import Claims, lesson_claims
 from lesson_credit.core.analysis.joint import Design, block_codes, time_blocks
 from lesson_credit.core.analysis.joint_posterior import Stream, time_only
 from tests.support.steps_by_hand import steps_by_hand
+
+# (least squares over every session of each lesson: the claims fit's first-sessions split is not this file's subject;
+# tests/core/test_claims_early.py checks it is the fit with those sessions renamed to a lesson of their own)
+pytestmark = pytest.mark.usefixtures("whole_lessons")
 
 
 def design_of(x: np.ndarray, reward: np.ndarray, category: np.ndarray | None = None) -> Design:

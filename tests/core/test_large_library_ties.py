@@ -25,6 +25,9 @@ from lesson_credit.core.analysis.claims import Claims, lesson_claims
 from lesson_credit.core.analysis.joint import DENSE_MAX, Design
 from tests.core.test_against_average_interval import contrast, design_of
 
+# (least squares over every session of each lesson: the claims fit's first-sessions split is not this file's subject)
+pytestmark = pytest.mark.usefixtures("whole_lessons")
+
 Fitted = tuple[str, np.ndarray, np.ndarray, np.ndarray, list[int], Claims]  # layout, x, reward, category, own, claims
 N, OTHERS = 2000, DENSE_MAX + 20  # sessions; lessons in 5% of sessions each, beside the layout's own
 
@@ -92,8 +95,12 @@ def sampled(own: list[int]) -> list[int]:
 
 @pytest.fixture(scope="module", params=["pair", "pair in one category", "triple two at a time", "always on"])
 def fitted(request: pytest.FixtureRequest) -> Fitted:
+    from lesson_credit.core.analysis import early
+
     x, reward, category, own = world(request.param)
-    claims = lesson_claims(design(x, reward, category))
+    with pytest.MonkeyPatch.context() as patch:  # (least squares over every session of each lesson: the claims
+        patch.setattr(early, "MIN_SESSIONS", 10**9)  # fit's first-sessions split is tests/core/test_claims_early.py's)
+        claims = lesson_claims(design(x, reward, category))
     assert not claims.dense  # (beyond DENSE_MAX lessons: the iterative path)
     return request.param, x, reward, category, own, claims
 
