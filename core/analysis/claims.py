@@ -230,7 +230,8 @@ def fit_columns(design: Design, *, solver: str = "auto") -> Fitted:
         nan = np.full(len(columns), math.nan)
         no_fit = (op, columns, column_of, None, none, none, none, nan, nan, counts, math.nan, math.nan, math.nan)
         return Fitted(*no_fit, True, real=real)
-    dense = solver == "dense" or (solver == "auto" and len(columns) <= DENSE_MAX)
+    lessons_in = sum(1 for members in columns if min(members) < real)  # (not the first sessions' columns: exact up
+    dense = solver == "dense" or (solver == "auto" and lessons_in <= DENSE_MAX)  # to DENSE_MAX lessons, as before)
     hoods = None if dense else neighbourhoods(op, gram=gram)
     _, var0, lam0, sigma2, _ = solve_operator(op, y, float(y @ y), dof, None, TAU_MIN, dense, hoods)
     prior_sd = math.sqrt(sigma2 / lam0)

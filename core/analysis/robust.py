@@ -133,7 +133,8 @@ def fit_robust(
     noise = max(float(r @ r) / max(n_eff - trace, 1.0), NOISE_MIN**2)  # equal grades prove no lack of noise
     if dense:
         g = op.weighted_gram_dense(d)
-        var = np.einsum("ij,jk,ki->i", m, g, m)
+        var = np.sum((m @ g) * m, axis=1)  # diag(M G M), M symmetric (one BLAS product: einsum's three-way loop
+        # took seconds beyond a few hundred columns)
     else:
         var = inv_diag * op.centred_sums(d, 2) / np.maximum(diag, 1e-300)
     df = np.minimum(effective_df(op), max(n_eff - trace, 1.0))
@@ -178,12 +179,18 @@ def _baseline_leverage(op: Centred) -> FloatArray:
 
 
 def _leverage_dense(op: Centred, m: FloatArray) -> FloatArray:
-    """h_i = x~_i' M x~_i exactly, in blocks of sessions."""
+    """h_i = x~_i' M x~_i exactly, in blocks of sessions: with x~_i = x_i - g (g its baseline group's means, M
+    symmetric), x_i' M x_i - 2 x_i' M g + g' M g, the sparse x_i's products with M alone (a dense x~ times M cost
+    sessions x columns^2: seconds beyond a few hundred columns)."""
+    mg = op.group_means @ m  # (groups x columns: M g per group)
+    per_group = np.sum(mg * op.group_means, axis=1)  # g' M g
     out = np.empty(op.n)
     for lo in range(0, op.n, CHUNK):
         hi = min(lo + CHUNK, op.n)
-        xc = op.x[lo:hi].toarray() - op.z[lo:hi] @ op.means
-        out[lo:hi] = np.einsum("ij,ij->i", xc @ m, xc)
+        x, group = op.x[lo:hi], op.group[lo:hi]
+        own = np.asarray(x.multiply(x @ m).sum(axis=1)).ravel()
+        cross = np.asarray(x.multiply(mg[group]).sum(axis=1)).ravel()
+        out[lo:hi] = own - 2.0 * cross + per_group[group]
     return out
 
 
