@@ -427,7 +427,7 @@ def claims_of(
                 )
             )
             continue
-        effect = joint_interval(fitted, c, n_with, n_without)
+        effect = joint_interval(fitted, c, n_with, design.n - _sessions_with(design, fitted, members, n_with))
         earlier, later = halves_of[c]
         out.append(
             Column(
@@ -473,6 +473,18 @@ def _together(design: Design, members: tuple[int, ...]) -> tuple[tuple[int, int]
         rows = x.indices[x.indptr[m] : x.indptr[m + 1]]
         out.append((int(np.count_nonzero(present[rows] >= 2)), len(rows)))
     return tuple(out)
+
+
+def _sessions_with(design: Design, fitted: Fitted, members: tuple[int, ...], later: int) -> int:
+    """The sessions of `design` (the lessons' whole columns) injecting any of `members`: `later` (its column's) and
+    its first sessions set apart (`core.analysis.early`), which are not sessions without it."""
+    real = fitted.real
+    if real is None or len(fitted.column_of) <= real or not any(fitted.column_of[a + real] >= 0 for a in members):
+        return later
+    if len(members) == 1:  # (each first session is its own column's: the two counts add up)
+        return later + int(fitted.counts[fitted.column_of[members[0] + real]])
+    rows = design.entry_row[np.isin(design.entry_arm, members)]  # (a group: rarely split, its sessions counted once)
+    return int(np.unique(rows).size)
 
 
 def joint_interval(fitted: Fitted, c: int, n_with: int, n_without: int) -> Interval:

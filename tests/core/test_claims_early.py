@@ -33,12 +33,17 @@ def log_with(counts: list[int], n: int, seed: int) -> tuple[np.ndarray, np.ndarr
     return rows[order], arms[order], reward, category
 
 
-def same(a: Column | None, b: Column | None) -> None:
+def same(a: Column | None, b: Column | None, first: int = 0) -> None:
+    """`a` reads as `b` (`first`: the sessions of `a`'s lesson set apart, which the renamed log's `b` counts as
+    sessions without it, `a` as neither with nor without)."""
     assert a is not None and b is not None
     assert a.identified and b.identified and a.effect is not None and b.effect is not None
+    assert (a.effect.n_with, a.effect.n_without) == (b.effect.n_with, b.effect.n_without - first)
     for x, y in [(a.effect, b.effect), (a.earlier, b.earlier), (a.later, b.later)]:
         assert x is not None and y is not None
         assert (x.estimate, x.se, x.df) == pytest.approx((y.estimate, y.se, y.df), rel=1e-9, abs=1e-12)
+    for x, y in [(a.earlier, b.earlier), (a.later, b.later)]:
+        assert x is not None and y is not None
         assert (x.n_with, x.n_without) == (y.n_with, y.n_without)
     assert [name for name, _ in a.by_category] == [name for name, _ in b.by_category]
     for (_, x), (_, y) in zip(a.by_category, b.by_category, strict=True):
@@ -56,8 +61,10 @@ def test_a_lesson_of_36_sessions_claims_what_its_last_24_do_beside_its_first_12_
     renamed[first] = 6
     by_hand = lesson_claims(design_of(rows, renamed, reward, 7, category))
     for lesson in range(6):
-        same(claims.of(lesson), by_hand.of(lesson))
-    assert claims.of(0).effect.n_with == 24  # type: ignore[union-attr]
+        same(claims.of(lesson), by_hand.of(lesson), first=12 if lesson == 0 else 0)
+    # read from its last 24 sessions; without it: the 120 - 36 sessions that never inject it (its first 12 are
+    # neither: they counted as 12 sessions without it)
+    assert (claims.of(0).effect.n_with, claims.of(0).effect.n_without) == (24, 84)  # type: ignore[union-attr]
     # the first sessions' column is reported nowhere: one column per lesson
     assert len(claims.columns) == 6 and len(claims.column_of) == 6
     assert sorted(column.arms for column in claims.columns) == [(j,) for j in range(6)]
