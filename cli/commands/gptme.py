@@ -71,7 +71,9 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
         "library ids. A file whose evidence is in the log already (the workspace's own, a file of\n"
         "ours that agrees with the log, priors imported before) is skipped with one line; of a file\n"
         "export-gptme wrote, or a copy of the workspace's own, only what gptme's bandit added since\n"
-        "is logged (as increments).",
+        "is logged (as increments); such a file changed otherwise (a number that went down, alpha\n"
+        "or beta moved with no selection added: each update of gptme's adds one) is refused with one\n"
+        "line, nothing logged.",
         "  lesson-credit import-gptme ~/agent/state/lesson-thompson/bandit-state.json",
     )
     p.add_argument("path", metavar="PATH", help="the bandit-state.json to import")
