@@ -31,6 +31,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from lesson_credit.core.base.memory import scipy_linalg
+
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 Entries = tuple[IntArray, IntArray, FloatArray]  # (session position - lo, arm, weight) per injection
@@ -129,6 +131,7 @@ def _blocks(
 
 def _log_choose(a: FloatArray, b: FloatArray) -> FloatArray:
     """log C(a, b) (0 <= b <= a)."""
+    scipy_linalg("the joint fit")  # (scipy.special's first import starts scipy's OpenBLAS too: room checked first)
     from scipy.special import gammaln
 
     out: FloatArray = gammaln(a + 1.0) - gammaln(b + 1.0) - gammaln(a - b + 1.0)
@@ -195,6 +198,7 @@ def size_steps(group: IntArray, count: IntArray, n_groups: int) -> tuple[IntArra
     """One block (`count`: lessons each session injects): per group its best single step in that number, when its
     F-test, Bonferroni over the group's m - 1 moments, is below ALPHA (a perfect split: 2 / C(m, m0)), as (group,
     the first session after the step, within the block)."""
+    scipy_linalg("the joint fit")  # (as `_log_choose`)
     from scipy.special import fdtrc
 
     m_all = len(group)
