@@ -407,7 +407,14 @@ def claims_of(
             reason = unidentified_reason(fitted, c, n_with, n_without, label)
             said = c in fitted.confounded and not (fitted.few[c] or fitted.timed[c])
             # (only when said: a session's 1,000 lessons named by no other are each tied to the other 999)
-            tied = tuple(dict.fromkeys(lesson(arm) for k in fitted.confounded.get(c) or () for arm in columns[k]))
+            tied = tuple(  # (a tie through the lesson's own first sessions' column names the others only)
+                dict.fromkeys(
+                    lesson(arm)
+                    for k in fitted.confounded.get(c) or ()
+                    for arm in columns[k]
+                    if lesson(arm) not in members
+                )
+            )
             tied = tied if said else ()
             if said:
                 unsettled = fitted.confounded[c] is None

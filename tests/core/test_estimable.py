@@ -112,6 +112,7 @@ def test_not_estimable_is_the_rank_test_on_both_paths(seed: int) -> None:
     assert want and found == want  # 7 columns: every neighbourhood holds them all, so nothing is outside one
 
 
+@pytest.mark.usefixtures("whole_lessons")  # (fit_columns' own columns: no first sessions' columns beside them)
 def test_fit_columns_leaves_a_tied_pair_unidentified_however_many_sessions() -> None:
     x, reward, category = attack_world(0)
     fitted = fit_columns(design_of(x, reward, category))
@@ -311,6 +312,7 @@ def in_row_space(m: np.ndarray, c: np.ndarray) -> bool:
     return bool(np.linalg.matrix_rank(np.vstack([m, c])) == np.linalg.matrix_rank(m))
 
 
+@pytest.mark.usefixtures("whole_lessons")  # (fit_columns' own columns: no first sessions' columns beside them)
 @pytest.mark.parametrize("seed", range(3))
 def test_a_tie_beside_a_group_and_a_fixed_number_names_only_the_tied_lessons(seed: int) -> None:
     """Every session injects 3 lessons; lessons 0 and 1 always together in a third of them (one group column);
@@ -435,3 +437,25 @@ def test_far_more_lessons_than_sessions_beyond_the_exact_search_is_unsettled_wit
     found = not_estimable(op, dense=False, hoods=neighbourhoods(op))
     assert set(found) == set(range(400))  # each unsettled (None) or tied where its neighbourhood found how
     assert any(v is None for v in found.values())
+
+
+def test_a_tie_through_a_lessons_own_first_sessions_names_only_the_other_lessons() -> None:
+    """Lessons 2 and 3 share category 0's sessions (one of them in each: with the baselines, 2 + 3 is category 0's
+    indicator), and each has its first 20 sessions set apart (core/analysis/early.py), so the tie holds 3's first
+    sessions' column too: lesson 3 was named tied with "#2, #3", itself. Seed 1 of the group-beside-a-tie world."""
+    rng = np.random.default_rng([99, 1])
+    category = rng.integers(0, 2, N)
+    x = np.zeros((N, 14))
+    for i in range(N):
+        slots = 3
+        if category[i] == 0:
+            x[i, 2 + rng.integers(0, 2)] = 1.0
+            slots -= 1
+        if i % 3 == 0:
+            x[i, [0, 1]] = 1.0
+            slots -= 2
+        x[i, 4 + rng.choice(10, slots, replace=False)] = 1.0
+    claims = lesson_claims(design_of(x, rng.normal(size=N), category))
+    two, three = claims.of(2), claims.of(3)
+    assert two is not None and three is not None
+    assert (two.tied, three.tied) == ((3,), (2,))
