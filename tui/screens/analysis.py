@@ -246,6 +246,8 @@ class AnalysisScreen(SortableScreen):
     def on_themed_table_resized(self, message: ThemedTable.Resized) -> None:
         if message.table.id == "loo-table":
             self._fit_lesson_column()
+            if message.table.row_count:  # (a taller panel, the next lesson's shown all, leaves the table fewer
+                message.table.move_cursor(row=message.table.cursor_row, animate=False)  # rows: back into view)
 
     def _cells(self, table: ThemedTable, result: LooResult, marked: bool = False) -> list[Text]:
         """`marked`: a row against the average says so first among its flags (`marks_against_average`)."""
