@@ -312,15 +312,9 @@ def in_row_space(m: np.ndarray, c: np.ndarray) -> bool:
     return bool(np.linalg.matrix_rank(np.vstack([m, c])) == np.linalg.matrix_rank(m))
 
 
-@pytest.mark.usefixtures("whole_lessons")  # (fit_columns' own columns: no first sessions' columns beside them)
-@pytest.mark.parametrize("seed", range(3))
-def test_a_tie_beside_a_group_and_a_fixed_number_names_only_the_tied_lessons(seed: int) -> None:
-    """Every session injects 3 lessons; lessons 0 and 1 always together in a third of them (one group column);
-    in category 0 one of lessons 2 and 3 takes a place (a tie: with the baselines, 2 + 3 is category 0's
-    indicator). The group's contrast against a single lesson (group - 2 x single) is estimable as one single
-    against another is; only 2 and 3 are tied. Taking the mean's share out as one constant from every entry of the
-    tie left the group's column (weighted 2 in the lessons' sum) holding part of it: the group was named tied too
-    (a review: {2: (3, group), 3: (2, group), group: (2, 3)})."""
+def group_beside_a_tie(seed: int) -> tuple[np.ndarray, np.ndarray, np.random.Generator]:
+    """Every session injects 3 lessons; lessons 0 and 1 always together in a third of them (one group column); in
+    category 0 one of lessons 2 and 3 takes a place (with the baselines, 2 + 3 is category 0's indicator)."""
     rng = np.random.default_rng([99, seed])
     category = rng.integers(0, 2, N)
     x = np.zeros((N, 14))
@@ -334,6 +328,19 @@ def test_a_tie_beside_a_group_and_a_fixed_number_names_only_the_tied_lessons(see
             slots -= 2
         x[i, 4 + rng.choice(10, slots, replace=False)] = 1.0
     assert (x.sum(axis=1) == 3).all()
+    return x, category, rng  # (its rewards are drawn on from the same generator)
+
+
+@pytest.mark.usefixtures("whole_lessons")  # (fit_columns' own columns: no first sessions' columns beside them)
+@pytest.mark.parametrize("seed", range(3))
+def test_a_tie_beside_a_group_and_a_fixed_number_names_only_the_tied_lessons(seed: int) -> None:
+    """Every session injects 3 lessons; lessons 0 and 1 always together in a third of them (one group column);
+    in category 0 one of lessons 2 and 3 takes a place (a tie: with the baselines, 2 + 3 is category 0's
+    indicator). The group's contrast against a single lesson (group - 2 x single) is estimable as one single
+    against another is; only 2 and 3 are tied. Taking the mean's share out as one constant from every entry of the
+    tie left the group's column (weighted 2 in the lessons' sum) holding part of it: the group was named tied too
+    (a review: {2: (3, group), 3: (2, group), group: (2, 3)})."""
+    x, category, rng = group_beside_a_tie(seed)
     # the truth by contrasts, on the design with the group as one column (0), then lessons 2..13 (columns 1..12)
     merged = np.hstack([baselines(category), x[:, :1], x[:, 2:]])
     k = merged.shape[1] - 13
@@ -443,18 +450,7 @@ def test_a_tie_through_a_lessons_own_first_sessions_names_only_the_other_lessons
     """Lessons 2 and 3 share category 0's sessions (one of them in each: with the baselines, 2 + 3 is category 0's
     indicator), and each has its first 20 sessions set apart (core/analysis/early.py), so the tie holds 3's first
     sessions' column too: lesson 3 was named tied with "#2, #3", itself. Seed 1 of the group-beside-a-tie world."""
-    rng = np.random.default_rng([99, 1])
-    category = rng.integers(0, 2, N)
-    x = np.zeros((N, 14))
-    for i in range(N):
-        slots = 3
-        if category[i] == 0:
-            x[i, 2 + rng.integers(0, 2)] = 1.0
-            slots -= 1
-        if i % 3 == 0:
-            x[i, [0, 1]] = 1.0
-            slots -= 2
-        x[i, 4 + rng.choice(10, slots, replace=False)] = 1.0
+    x, category, rng = group_beside_a_tie(1)
     claims = lesson_claims(design_of(x, rng.normal(size=N), category))
     two, three = claims.of(2), claims.of(3)
     assert two is not None and three is not None

@@ -17,6 +17,7 @@ from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.session_detail import SessionDetailScreen
 from lesson_credit.tui.screens.sessions import SessionsScreen
+from tests.tui.test_tui_grading import every_toast, toasts
 from tests.tui.tui_fixture import NEW_SESSION, burst, fixed_clock, log_lines, open_sessions, record, settle
 
 SIZES = ((80, 24), (200, 50))
@@ -32,20 +33,7 @@ def stack(app: LessonCreditApp) -> list[str]:
     ]
 
 
-@pytest.fixture(autouse=True)
-def every_toast(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Keep every notification's text (a toast expires before a loaded machine finishes a test)."""
-    real = LessonCreditApp.notify
-
-    def notify(self: LessonCreditApp, message: str, *args: Any, **kwargs: Any) -> None:
-        self.__dict__.setdefault("toasts_seen", []).append(str(message))
-        real(self, message, *args, **kwargs)
-
-    monkeypatch.setattr(LessonCreditApp, "notify", notify)
-
-
-def toasts(app: LessonCreditApp) -> list[str]:
-    return list(app.__dict__.get("toasts_seen", []))
+pytestmark = pytest.mark.usefixtures(every_toast.__name__)  # (every toast kept: test_tui_grading's)
 
 
 @pytest.fixture
