@@ -205,11 +205,8 @@ class WrittenCopies(Analysis):
             return written
         if not any(n.created == created and n.path != own for _, n, _ in exports.history):
             return written
-        try:
-            arms = state["arms"]
-            counts, stamps = foreign.file_counts(state, arms), foreign.file_stamps(state, arms)
-            numbers = FileNumbers(own, created, counts, interop.file_sessions(state), stamps)
-        except (TypeError, ValueError, AttributeError, KeyError, OverflowError, interop.InteropError):
+        numbers = _file_numbers(state, own, created)
+        if numbers is None:
             return written  # (the increments refuse it)
         base = FileNumbers(own, created, written.arms, written.sessions)
         found = exports.per_arm(base, frozenset(), numbers, written.sessions, untold_as_base=True)
@@ -230,11 +227,8 @@ class WrittenCopies(Analysis):
         own, exports = str(self.state_path), self._reader.index.exports
         if exports.saved(created, own) is None or foreign.grows_from(state, written):
             return written
-        try:
-            arms = state["arms"]
-            counts, stamps = foreign.file_counts(state, arms), foreign.file_stamps(state, arms)
-            numbers = FileNumbers(own, created, counts, interop.file_sessions(state), stamps)
-        except (TypeError, ValueError, AttributeError, KeyError, OverflowError, interop.InteropError):
+        numbers = _file_numbers(state, own, created)
+        if numbers is None:
             return written  # (the increments refuse it)
 
         def apart(seen: FileNumbers) -> bool:  # (a save the file did not grow from: its updates are not the file's)
@@ -328,3 +322,13 @@ class TwoLoads(str):
 def _copy_time(name: str) -> dt.datetime:
     """The `created` a copy is named by (COPY_NAME), as a time (`strptime` would import its module: 12 ms)."""
     return dt.datetime.fromisoformat(f"{name[:13]}:{name[14:16]}:{name[17:]}")
+
+
+def _file_numbers(state: dict[str, Any], own: str, created: str) -> FileNumbers | None:
+    """The own file `state`'s numbers as a save of `created` (None: a malformed file, which the increments refuse)."""
+    try:
+        arms = state["arms"]
+        counts, stamps = foreign.file_counts(state, arms), foreign.file_stamps(state, arms)
+        return FileNumbers(own, created, counts, interop.file_sessions(state), stamps)
+    except (TypeError, ValueError, AttributeError, KeyError, OverflowError, interop.InteropError):
+        return None
