@@ -13,7 +13,8 @@ log; with the engine's on-disk index cache also cold_load_first, which writes th
 cold_load_cached, which reads it), warm (warm_whatif, warm_regrade), salience, status_cli
 (and status_cli_first without the index cache), record_cli, tui_start, dashboard_memory (the
 dashboard's peak RSS with its joint fit's child: bench/tui_memory.py), filter_typing (a
-5,000-character filter typed key by key: bench/filter_typing.py), analysis (joint_fit and loo_cli:
+5,000-character filter typed key by key: bench/filter_typing.py), next_pending (`n` down a sorted
+Sessions list at a million sessions: bench/next_pending.py), analysis (joint_fit and loo_cli:
 see bench/analysis.py), select_joint (select --policy joint against the Beta-posterior select, and
 select_joint_refit: see bench/policy.py), distinct_lessons (select and loo on logs naming
 20,000 distinct lessons: bench/distinct_lessons.py), and on a local PostgreSQL store (bench/pg.py)
@@ -505,6 +506,12 @@ def case_distinct_lessons(sizes: dict[str, Any]) -> list[Result]:
     return cases(sizes)
 
 
+def case_next_pending(sizes: dict[str, Any]) -> list[Result]:
+    from bench.next_pending import case_next_pending as case  # `n` down the Sessions list at a million sessions
+
+    return case(sizes)
+
+
 def case_analysis(sizes: dict[str, Any]) -> list[Result]:
     from bench.analysis import case_analysis as cases  # joint_fit and loo_cli (bench/analysis.py)
 
@@ -522,6 +529,7 @@ CASES: dict[str, Callable[[dict[str, Any]], list[Result]]] = {
     "dashboard_memory": case_dashboard_memory,  # peak RSS of the dashboard + its fit's child (bench/tui_memory.py)
     "transcript": case_transcript,
     "filter_typing": case_filter_typing,
+    "next_pending": case_next_pending,
     "analysis": case_analysis,  # joint_fit, loo_cli
     "joint_scale": case_joint_scale,  # joint_scale_<lessons>, claims_<lessons> (bench/joint_scale.py)
     "select_joint": case_policy,  # select_joint, select_joint_refit (bench/policy.py)

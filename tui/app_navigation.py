@@ -4,10 +4,11 @@ to grade, leaving a session with a draft (after asking), help, the command palet
 from __future__ import annotations
 
 import asyncio
+import math
 import sys
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from functools import partial
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from textual import work
 from textual.app import SystemCommand
@@ -20,6 +21,8 @@ from lesson_credit.tui.text import counted, fmt_grade, one_line
 if TYPE_CHECKING:
     from textual.app import App
 
+    from lesson_credit.core.api import SessionTable
+    from lesson_credit.tui.next_pending import ListOrder
     from lesson_credit.tui.source import WorkspaceSource
     from lesson_credit.tui.source_views import SourceSnapshot
     from lesson_credit.tui.writes import WriteQueue
@@ -33,6 +36,15 @@ MODE_ACTIONS += ("show_agreement", "show_queue", "help", "jump")  # A and I (the
 # the palette's title of a binding whose footer entry stands for several keys (`0-9 Draft`), listed under its own
 # key: chosen as `Draft`, it drafted 0.0
 PALETTE_TITLES = {"set_draft(0.0)": "Draft 0.0"}
+
+
+class ListShown(NamedTuple):
+    """The Sessions list `n` goes down: its order, its table, the highlighted session and the filter it shows."""
+
+    order: ListOrder
+    table: SessionTable
+    highlighted: str | None
+    shown_filter: str
 
 
 class AppNavigation(_Base):
@@ -147,15 +159,7 @@ class AppNavigation(_Base):
             return
         listed = self._sessions_list_under()
         if listed is not None:
-            from lesson_credit.tui.next_pending import next_in_list
-
-            def still_pending(session_id: str) -> bool:
-                value = self.writes.expected(session_id, snapshot.grade_of(session_id))
-                return value is None or value != value  # (NaN: pending)
-
-            rows, table, pending_rows = listed[0]
-            listed_here = (rows, table.session_ids, pending_rows, after, listed[1], still_pending)
-            target = next_in_list(*listed_here, self.writes.touched())
+            target = self._next_in_list(listed, after, snapshot)
         elif self.grading_order == "informative" and self.queue_ids is not None:
             from lesson_credit.tui.records_views import next_in_order
 
@@ -164,7 +168,7 @@ class AppNavigation(_Base):
         else:
             target = snapshot.next_pending(after, self.writes.expected, self.writes.touched())
         if target is None:
-            shown = "" if listed is None else listed[2]
+            shown = "" if listed is None else listed.shown_filter
             if shown:  # the list's own order: there may be pending sessions it does not show
                 said = f"No pending session left in the list filtered by {one_line(shown)!r} (escape there clears it)."
                 self.notify(said, markup=False)
@@ -174,15 +178,45 @@ class AppNavigation(_Base):
 
         await self.open_session(target)
 
-    def _sessions_list_under(self) -> tuple[Any, str | None, str] | None:
+    def _next_in_list(self, listed: ListShown, after: str | None, snapshot: SourceSnapshot) -> str | None:
+        """`n` down the Sessions list: from just after `after`, or at the highlighted row when `after` is None."""
+        from lesson_credit.tui.next_pending import next_in_list, start_position
+
+        order, table = listed.order, listed.table
+
+        def row_of(session_id: str | None) -> int | None:
+            """The session's row in the list's table: looked up in the snapshot's ids (no scan), checked there."""
+            if session_id is None:
+                return None
+            try:
+                row = snapshot.session_ids.index(session_id)
+            except ValueError:
+                return None
+            if row >= len(table) or table.session_ids[row] != session_id:  # (the log was read anew since)
+                return None
+            return row
+
+        def still_pending(row: int) -> bool:
+            session_id = table.session_ids[row]
+            value = self.writes.expected(session_id, snapshot.grade_of(session_id))
+            return value is None or math.isnan(value)
+
+        start = start_position(order, row_of(after if after is not None else listed.highlighted), after is not None)
+        touched = [row for row in map(row_of, self.writes.touched()) if row is not None]
+        row = next_in_list(order, start, row_of(after), still_pending, touched)
+        return None if row is None else table.session_ids[row]
+
+    def _sessions_list_under(self) -> ListShown | None:
         """The Sessions list's order (`SessionsScreen.list_order`), highlighted row and filter shown, when it is
         the screen in view or the one under the sessions opened over it; None from anywhere else (the queue's)."""
         module = sys.modules.get("lesson_credit.tui.screens.sessions")  # (not imported: no Sessions list open)
         under = next((s for s in reversed(self.screen_stack) if not (s.is_modal or is_session_detail(s))), None)
         if module is None or not isinstance(under, module.SessionsScreen):
             return None
-        order = under.list_order()
-        return None if order is None else (order, under.highlighted, under.shown_filter)
+        listed = under.list_order()
+        if listed is None:
+            return None
+        return ListShown(listed[0], listed[1], under.highlighted, under.shown_filter)
 
     async def open_session(self, session_id: str, focus_lesson: str | None = None) -> None:
         """Open a session's detail over the current screen (after asking, when leaving a draft).

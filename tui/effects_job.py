@@ -15,7 +15,8 @@ at a time: the two fits never hold their memory at once. Under the joint policy 
 both from one child (`both`: the request has `effects` and `p_top_k`): the two fits read the same log,
 its sums and the lessons identified only by time once (`Workspace.fit_both`: at a million sessions two
 children took ~8 s of CPU each, most of it the same passes), and the answer the asker did not want is
-kept for the other asker of the same log version (`EffectsJob.run`).
+kept for the other asker of the same log version (`EffectsJob.run`). Each is answered on its own: one
+failing leaves the other's answer (`_both`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import os
 import subprocess
 import sys
 import threading
+import traceback
 from collections.abc import Callable
 from typing import Any
 
@@ -117,12 +119,15 @@ class EffectsJob:
             if kept is not None and kept[0] == key and want in kept[1]:
                 self._kept = None if len(kept[1]) == 1 else (key, {k: v for k, v in kept[1].items() if k != want})
                 return kept[1][want]
-            answers = self._run(request)
+            answers, errors = self._run(request)
             others = {kind: values for kind, values in answers.items() if kind != want}
             self._kept = (key, others) if others and version is not None else None
+            if want in errors:
+                raise RuntimeError(f"joint fit failed: {errors[want]}")
             return answers[want]
 
-    def _run(self, request: dict[str, Any]) -> dict[str, dict[str, float]]:
+    def _run(self, request: dict[str, Any]) -> tuple[dict[str, dict[str, float]], dict[str, str]]:
+        """The child's answers by kind, and the line of each kind it could not answer (`_both`)."""
         with self._lock:
             if self._stopped:
                 raise RuntimeError("the dashboard is closing")
@@ -141,7 +146,8 @@ class EffectsJob:
             lines = err.decode(errors="replace").strip().splitlines()
             raise RuntimeError(f"joint fit failed: {lines[-1] if lines else f'exit {child.returncode}'}")
         answers = json.loads(out)
-        return {kind: {str(k): float(v) for k, v in values.items()} for kind, values in answers.items()}
+        errors = {str(kind): str(line) for kind, line in answers.pop("errors", {}).items()}
+        return {kind: {str(k): float(v) for k, v in values.items()} for kind, values in answers.items()}, errors
 
     def stop(self) -> None:
         with self._lock:
@@ -149,6 +155,29 @@ class EffectsJob:
             if self._child is not None:
                 with contextlib.suppress(OSError):
                     self._child.kill()
+
+
+def _both(ws: Workspace, seed: int) -> dict[str, Any]:
+    """The effects and P(top-k), each on its own: one failing (the policy's posterior out of memory, say) leaves
+    the other's answer, as two children would have (the failure's line under `errors`; its traceback on stderr)."""
+    answers: dict[str, Any] = {}
+    errors: dict[str, str] = {}
+    effects = ws.saved_effects()
+    if effects is None:
+        with contextlib.suppress(Exception):  # (a failing part fails again below, alone, and is told there)
+            ws.fit_both()
+    for kind, answer in (("effects", ws.effects), ("p_top_k", lambda: ws.p_top_k(seed=seed))):
+        if kind == "effects" and effects is not None:
+            answers[kind] = effects
+            continue
+        try:
+            answers[kind] = answer()
+        except Exception as error:
+            traceback.print_exc()
+            errors[kind] = " ".join(f"{type(error).__name__}: {error}".split())
+    if not answers:
+        raise RuntimeError("; ".join(errors.values()))
+    return {**answers, "errors": errors} if errors else answers
 
 
 def main() -> int:
@@ -164,11 +193,7 @@ def main() -> int:
     elif "p_top_k" not in request:
         sys.stdout.write(json.dumps({"effects": ws.effects()}))
     else:  # both: the effects saved for this log when they are, and the two fits made together when neither is
-        effects = ws.saved_effects()
-        if effects is None:
-            ws.fit_both()
-            effects = ws.effects()
-        sys.stdout.write(json.dumps({"effects": effects, "p_top_k": ws.p_top_k(seed=int(request["p_top_k"]))}))
+        sys.stdout.write(json.dumps(_both(ws, int(request["p_top_k"]))))
     return 0
 
 

@@ -211,23 +211,15 @@ class SourceSnapshot:
         applied; `touched` names the sessions it may differ for (the rest are pending as here)."""
         import numpy as np
 
-        rows = set(np.flatnonzero(np.isnan(self.base)).tolist())
+        pending = np.isnan(self.base)  # a copy: one flag per session, in log order
         ids = self.session_ids
-        position = {sid: row for row, sid in enumerate(ids)} if touched else {}
         for sid in touched:
-            row = position.get(sid)
-            if row is None:
-                continue
-            if expected(sid, self.grade_of(sid)) is None:
-                rows.add(row)
-            else:
-                rows.discard(row)
-        order = sorted(rows)
-        start = 0
-        if after is not None and after in ids:
-            row = ids.index(after)
-            start = next((i for i, r in enumerate(order) if r > row), len(order))
-        for row in order[start:] + order[:start]:
-            if ids[row] != after:
-                return ids[row]
+            if sid in ids:  # (the ids' own lookup, not a scan)
+                pending[ids.index(sid)] = expected(sid, self.grade_of(sid)) is None
+        start = ids.index(after) + 1 if after is not None and after in ids else 0
+        for rows in (np.flatnonzero(pending[start:]) + start, np.flatnonzero(pending[:start])):
+            for at in range(0, len(rows), 256):  # (a chunk at a time: the first is nearly always the one)
+                for row in rows[at : at + 256].tolist():
+                    if (session_id := ids[int(row)]) != after:
+                        return session_id
         return None

@@ -296,7 +296,7 @@ def log_entries(data: FoldData, sessions: Design, floor: float) -> Callable[[int
         g, arm_kept = g[keep], np.asarray(arm, dtype=np.int64)[keep]
         weight = floor + (1.0 - floor) * np.asarray(salience, dtype=np.float64)[keep]
         key = g * n_arms + arm_kept
-        ordered = np.sort(key)
+        ordered = np.sort(key, kind="stable")  # (sessions in order, a few entries each: timsort's runs, 3x faster)
         if (ordered[1:] == ordered[:-1]).any():  # a lesson listed twice in a session: its first listing
             order = np.argsort(key, kind="stable")  # a pair's listings in log order
             first = np.ones(len(key), dtype=bool)

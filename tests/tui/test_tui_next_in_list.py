@@ -161,3 +161,32 @@ async def test_u_on_a_pending_session_with_no_grade_from_here_says_no_more(
             "Nothing to undo on s6: session 's6' is pending."
         ]
     assert grades(ws_root) == []
+
+
+async def test_the_lists_order_is_read_once_for_a_run_of_n(
+    three_pending: LessonCreditApp, ws_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every `n` searched the list's filter over every session (and sorted them all, and matched every row
+    against the pending ones): about a second a key at a million sessions, on the app's thread; and the list under
+    the sessions' screens was read again (and searched) at each grade, though nobody could see it. The order is now
+    read once per list read, filter and sort, the list when it is shown again: `n 7 c n 6 c n` searches once (the
+    old code: 4 times, two `n` after a grade each finding a list read anew)."""
+    from lesson_credit.tui.session_search import SessionSearch
+
+    searched: list[str] = []
+    find = SessionSearch.find
+
+    def counting(self: SessionSearch, *args: Any, **kwargs: Any) -> Any:
+        searched.append("find")
+        return find(self, *args, **kwargs)
+
+    app = three_pending
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await open_sessions(pilot)
+        monkeypatch.setattr(SessionSearch, "find", counting)
+        burst(pilot, "n", "7", "c", "n", "6", "c", "n")
+        await settle(pilot)
+        assert stack(app)[-2:] == ["SessionsScreen", "detail:s4"]
+    assert searched == ["find"]
+    assert grades(ws_root) == [("s6", 0.7), ("s5", 0.6)]

@@ -81,8 +81,18 @@ class DataScreen(Screen[None]):
         self.watch(self.app, "data_version", self._data_changed, init=False)
         self.reload()
 
+    @property
+    def in_view(self) -> bool:
+        """The screen on top, or under dialogs only (they let it show). Textual's `is_current` also holds for the
+        screen just under any other: the Sessions list under a session's screen re-read every session at each grade
+        typed there (a million: a second of the app's CPU a grade, for a list nobody sees until escape)."""
+        stack = self.app.screen_stack
+        if self not in stack:
+            return False
+        return all(screen.is_modal for screen in stack[stack.index(self) + 1 :])
+
     def _data_changed(self) -> None:
-        if self.is_current:
+        if self.in_view:
             self.reload()
         else:
             self._stale = True
@@ -100,7 +110,7 @@ class DataScreen(Screen[None]):
 
     @on(Deferred)
     def _deferred(self) -> None:
-        if self.is_current:
+        if self.in_view:
             self.reload()
         else:
             self._stale = True

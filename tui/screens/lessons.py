@@ -145,7 +145,7 @@ class LessonsScreen(SortableScreen):
         # its own joint effects it shows those shown until now (an older log's) while they are fitted
         def compute() -> tuple[LessonsView, LessonCells] | None:
             self.source.call(lambda _ws: None)  # the log's first read, which another screen may need too
-            if not self.is_current:
+            if not self.in_view:
                 return None  # a key typed meanwhile opened another screen: its view first (`Deferred`)
             view = self.source.lessons_view()
             if view.effects is None and shown is not None:

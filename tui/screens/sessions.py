@@ -7,7 +7,6 @@ from functools import partial
 from typing import Any, ClassVar, cast
 
 import numpy as np
-import numpy.typing as npt
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -17,6 +16,7 @@ from textual.widgets import DataTable, Input, Static
 
 from lesson_credit.core.api import SessionSummary, SessionTable, order_rows
 from lesson_credit.tui.grading import Grading
+from lesson_credit.tui.next_pending import ListOrder
 from lesson_credit.tui.screens.base import screen_css
 from lesson_credit.tui.screens.sortable import SortableScreen
 from lesson_credit.tui.source import WorkspaceSource
@@ -107,6 +107,7 @@ class SessionsScreen(SortableScreen):
         self.view: SessionsView | None = None
         self.pending_only = False
         self.highlighted: str | None = None
+        self._order: tuple[SessionsView, tuple[str, str, bool], ListOrder] | None = None  # list_order's, kept
 
     def compose(self) -> ComposeResult:
         yield TitleBar()
@@ -281,13 +282,17 @@ class SessionsScreen(SortableScreen):
         still being written are skipped); a session opened from here goes on down the list with its own `n`."""
         await cast(Grading, self.app).open_next_pending(None)
 
-    def list_order(self) -> tuple[npt.NDArray[np.int64], SessionTable, npt.NDArray[np.int64]] | None:
+    def list_order(self) -> tuple[ListOrder, SessionTable] | None:
         """Every session the filter matches (pending or not, none cut at the rows shown), in the list's order, as
-        rows of `table`, with the rows of those pending when it was read; None before the list is read."""
+        rows of `table`, with those pending when it was read; None before the list is read. Read once per list
+        read, filter and sort: `n` typed again costs the sessions it looks at, not a search and a sort of all."""
         view = self.view
         if view is None:
             return None
         table, shown = view.table, self.shown_filter  # (the filter the rows show, not one still being typed)
+        key = (shown, self.sort_column, self.sort_reverse)
+        if self._order is not None and self._order[0] is view and self._order[1] == key:
+            return self._order[2], table
         if shown.lower().startswith(LESSON_PREFIX):
             found = view.with_lesson(shown[len(LESSON_PREFIX) :].strip(), False, len(table))
         else:
@@ -295,7 +300,9 @@ class SessionsScreen(SortableScreen):
         rows = found.rows  # newest first
         if not (self.sort_column == "time" and self.sort_reverse):
             rows = SESSION_SORTS[self.sort_column][1](table, np.sort(rows), descending=self.sort_reverse)
-        return np.asarray(rows, dtype=np.int64), table, view.search.pending_rows
+        order = ListOrder.of(np.asarray(rows, dtype=np.int64), view.search.pending_rows, len(table))
+        self._order = (view, key, order)
+        return order, table
 
     def action_toggle_expand(self) -> None:
         """x: on a 24-row terminal the reward plot is folded away (the rows are the answer); x shows it."""
