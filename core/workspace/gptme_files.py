@@ -30,6 +30,7 @@ from lesson_credit.core.log.store import lock_file
 from lesson_credit.core.workspace.base import LOG_FILE
 from lesson_credit.core.workspace.earlier_copies import EarlierCopies, other_names
 from lesson_credit.core.workspace.late_evidence import COPY_TIME
+from lesson_credit.core.workspace.written_copies import TWO_LOADS_THEN, TwoLoads
 
 EXPORTED = "was exported from this log"  # how an import names the file it takes increments from
 OWN_COPY = "is a copy of a bandit-state.json this workspace wrote"
@@ -159,7 +160,12 @@ class GptmeFiles(EarlierCopies):
             keys = self.state_keys(existing)
             agrees = bool(existing) and self.agrees(existing, keys)
             if own and existing and not interop.written_by_us(existing) and not agrees and self._has_evidence():
-                if isinstance(why := self._written_or_why(existing), str):
+                if isinstance(why := self._written_or_why(existing), TwoLoads):
+                    raise WorkspaceError(
+                        f"{path} is this workspace's own bandit-state.json, saved by gptme's bandit from a load "
+                        f"another save of which is logged ({why}): nothing logged; {TWO_LOADS_THEN}"
+                    )
+                if isinstance(why, str):
                     raise WorkspaceError(
                         f"{path} is this workspace's own bandit-state.json, changed by another tool, and there is "
                         f"no copy of what lesson-credit wrote{f' ({why})' if why else ''}: importing it would count "
