@@ -21,6 +21,7 @@ import numpy as np
 from lesson_credit.core.bandit import increments as foreign
 from lesson_credit.core.bandit import interop
 from lesson_credit.core.bandit.arm_count import ARM_KEYS
+from lesson_credit.core.bandit.saving import StateToReplace
 from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.base.files import LockHeld, StoredUnread, reading_back
 from lesson_credit.core.base.ids import normalize_id, one_form
@@ -369,8 +370,9 @@ class StateFile(WrittenCopies):
             )
             if why is None:
                 return None
-            then = TWO_LOADS_THEN if isinstance(exc, TwoLoadsError) else interop.KEPT_FOR_GOOD
-            raise interop.StateKept(interop.kept_message(self.state_path, f"{why}; {exc}", then)) from None
+            if isinstance(exc, TwoLoadsError):
+                raise StateToReplace(interop.kept_message(self.state_path, f"{why}; {exc}", TWO_LOADS_THEN)) from None
+            raise interop.StateKept(interop.kept_message(self.state_path, f"{why}; {exc}")) from None
 
     def agrees(self, state: dict[str, Any], keys: tuple[str, ...]) -> bool:
         """Whether the parsed state file `state` (its arms named by `keys`: `state_keys`) is at the log's numbers
