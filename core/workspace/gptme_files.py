@@ -463,10 +463,13 @@ class GptmeFiles(EarlierCopies):
             changed = foreign.increments(existing, written.arms)
             added, sessions = self.foreign_increments(existing, written)
         except interop.InteropError as exc:
-            advice = (  # (gptme's prune: as another bandit's file, the log's evidence in it would count twice)
+            # (never as another bandit's file, its `created` removed: it grew from ours, whose evidence it holds)
+            advice = (
                 "if gptme's `prune` dropped it, put the arm back with those numbers and import it again"
                 if isinstance(exc, interop.ArmGone)
-                else 'if it is another bandit\'s file now, delete its "created" key and import it again'
+                else "gptme's `prune` then a session making the arm again, or its `decay`, cannot be told from the "
+                "log's evidence: to go on, delete the file and export to it again, its sessions since lost, none "
+                'counted twice; removing its "created" would import it as another bandit\'s, counting ours twice'
             )
             raise WorkspaceError(
                 f"{path} {what} and changed since otherwise than by another "
