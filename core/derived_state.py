@@ -44,6 +44,7 @@ class StateCheck:
     foreign: bool  # changed by another tool since we wrote it: it is kept, not rewritten
     missing: bool = False  # the log is gone (Workspace.log_missing): kept, an empty fold would wipe it
     records: bool = False  # (with `missing`) the records its rewards came from are (Workspace.records_missing)
+    replace: bool = False  # (with `foreign`) kept, and replacing it is the way on (saving.StateToReplace)
     # as we wrote it, from a database other agents write too, and only behind the log (`_only_behind`), as a
     # workspace's file is between its own writes in a fleet: rewritten without a word, and no finding of lint's
     behind: bool = False
@@ -94,7 +95,7 @@ def check_state(ws: Workspace) -> StateCheck | None:
         try:
             update = ws.foreign_update(state)
         except StateKept as exc:
-            return StateCheck(str(exc), True)
+            return StateCheck(str(exc), True, replace=isinstance(exc, saving.StateToReplace))
         if update is not None and update != ({}, 0):
             return StateCheck(_foreign_said(ws, state, *update), False)
     post, keys = ws.posterior(), ws.state_keys(state)

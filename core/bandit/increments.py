@@ -180,20 +180,29 @@ class MadeAgain(Struct, frozen=True):
 
     def of(self, key: str, entry: dict[str, Any], was: tuple[float, ...], now: tuple[float, ...]) -> bool:
         """An arm of the file with a copy of ours left: `was` as the copy holds it (its stamp `stamps[key]`; a key
-        without one, a copy of before: only an arm that changed)."""
+        without one, a copy of before: only an arm that changed). A stamp of gptme's form other than the copy's is
+        gptme's, put there after our write (the copy is of that very file: its `created`), whatever its time says:
+        gptme's bandit on a machine whose clock is behind ours stamps an earlier time."""
         if (ours := self.stamps.get(key)) is not None and entry.get("last_updated") == ours:
             return False
         if ours is None and _same_numbers(was, now):
             return False
-        return self.told(entry, lambda: [was], now)
+        restamped = ours is not None and GPTME_STAMP.fullmatch(str(entry.get("last_updated"))) is not None
+        return self.told(entry, lambda: [was], now, restamped)
 
     def told(
-        self, entry: dict[str, Any], written: Callable[[], Iterable[tuple[float, ...]] | None], now: tuple[float, ...]
+        self,
+        entry: dict[str, Any],
+        written: Callable[[], Iterable[tuple[float, ...]] | None],
+        now: tuple[float, ...],
+        restamped: bool = False,
     ) -> bool:
         """Whether the arm `entry`, its numbers `now`, is one gptme's bandit made again, `written()` each reading of
         what we wrote for it (None: not known; a reading at Beta(1, 1) with no selection gives the same increments
-        either way, and does not count against it). Read only for an arm gptme stamped since that it could make."""
-        if not self._stamped_since(entry) or not gptme_made(now, self.sessions) or (readings := written()) is None:
+        either way, and does not count against it). Read only for an arm gptme stamped since that it could make
+        (`restamped`: known so from the copy's stamp; else by its time, `_stamped_since`)."""
+        since = restamped or self._stamped_since(entry)
+        if not since or not gptme_made(now, self.sessions) or (readings := written()) is None:
             return False
         return not any(
             whole_updates(was[: len(now)], now[: len(was)])

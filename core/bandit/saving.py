@@ -45,6 +45,11 @@ class StateKept(StoreError):
     """bandit-state.json was changed by another tool since we wrote it, and was left as it is."""
 
 
+class StateToReplace(StateKept):
+    """bandit-state.json was left as it is, and only replacing it brings it back: a save that cannot be logged
+    without counting a session twice or losing one, which every later save of gptme's there holds too."""
+
+
 class StateChanged(StateKept):
     """bandit-state.json changed between our read of it and our replacement of it (gptme's bandit
     saves it without a lock of ours): nothing was written, and the rewrite may start over."""

@@ -315,6 +315,11 @@ _KEPT_WITH_UPDATE = (
     "replacing the file with the log's posteriors (an export onto it, or deleting it) would lose that update "
     "(docs/trust.md)"
 )
+_REPLACE_IT = (
+    "no rule can log that save without counting a session twice or losing one, and every later save of gptme's there "
+    "holds it too, unlogged: replace the file with the log's posteriors (`lesson-credit export-gptme` onto it, or "
+    "delete it), losing the sessions the log lacks (docs/format.md §7, Two saves of one load)"
+)
 _REWRITTEN_NEXT = "the next record/grade (or `lesson-credit status`) rewrites it from the log"
 _PUT_THE_RECORDS_BACK = (
     "put the records file back, or name it where every command runs (config.toml's [records] path, or "
@@ -325,6 +330,7 @@ STATE_FINDINGS = {  # how bandit-state.json stands -> (code, severity, advice)
     "missing": ("log-missing", ERROR, _PUT_THE_LOG_BACK),
     "records": ("records-missing", WARNING, _PUT_THE_RECORDS_BACK),
     "foreign": ("bandit-state-changed-elsewhere", WARNING, _KEPT_WITH_UPDATE),
+    "replace": ("bandit-state-changed-elsewhere", WARNING, _REPLACE_IT),
     "stale": ("stale-bandit-state", WARNING, _REWRITTEN_NEXT),
 }
 
@@ -333,7 +339,8 @@ def stale_bandit_state(h: HealthData) -> list[Finding]:
     check = h.stale_state
     if check is None or check.behind:  # (behind other agents' sessions on a shared database: no fault)
         return []
-    kind = "records" if check.records else "missing" if check.missing else "foreign" if check.foreign else "stale"
+    kind = "records" if check.records else "missing" if check.missing else "stale"
+    kind = ("replace" if check.replace else "foreign") if check.foreign else kind
     code, severity, advice = STATE_FINDINGS[kind]
     return [Finding(code, severity, check.why, advice)]
 

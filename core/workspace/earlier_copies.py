@@ -5,6 +5,7 @@ log's, or gptme's own, by their `last_updated` and numbers (docs/format.md §7, 
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import math
 import os
 from collections.abc import Callable
@@ -17,7 +18,7 @@ from lesson_credit.core.bandit import increments as foreign
 from lesson_credit.core.bandit import interop
 from lesson_credit.core.bandit.fold import fold_through
 from lesson_credit.core.bandit.interop import ImportReport
-from lesson_credit.core.bandit.stamps import same_time, spellings
+from lesson_credit.core.bandit.stamps import gptme_time, same_time, spellings
 from lesson_credit.core.base.files import atomic_write
 from lesson_credit.core.base.ids import one_form
 from lesson_credit.core.base.safe_read import UnsafeFile, open_regular, read_opened
@@ -133,7 +134,7 @@ class EarlierCopies(StateFile):
         sessions = saved.sessions if saved is not None else min(interop.file_sessions(existing), logged)
         own_file = path.resolve() == self.state_path.resolve()  # (gptme's prune there: an arm made again, below)
         again = foreign.MadeAgain({}, interop.file_sessions(existing) - sessions, created)
-        bound = max((first for _, _, first in stamped.values()), default=-1)  # (our write was after it)
+        bound = _written_after(stamped, existing["arms"], created)  # (our write was after that session)
         base: dict[str, foreign.Counts] = {}
         for key, entry in existing["arms"].items():
             counts = foreign.file_counts(existing, [key])[key]
@@ -271,6 +272,30 @@ def other_names(path: Path) -> OtherNames:
             return True
 
     return OtherNames(same, gone)
+
+
+def _written_after(stamped: dict[str, tuple[int, str, int]], arms: dict[str, Any], created: str) -> int:
+    """The latest session row a write of ours that left the file (its time `created`) came after, from the stamps
+    it bears (`_stamped`: each key's first session at its stamp's time; -1: none). A stamp later than `created` is
+    no such sign: a write never stamps an arm with a session logged after it, and gptme's bandit stamps an arm it
+    updates with its clock's time, which a session of the log logged since (a hook logging gptme's session under
+    that time, say) may bear exactly."""
+    written = _moment(created)
+    found = -1
+    for key, (_, _, first) in stamped.items():
+        entry = arms.get(key)
+        stamp = _moment(entry.get("last_updated")) if isinstance(entry, dict) else None
+        if written is not None and stamp is not None and stamp > written:
+            continue
+        found = max(found, first)
+    return found
+
+
+def _moment(text: object) -> dt.datetime | None:
+    """`text` as an aware time (a naive one read as UTC), or None when it is no time we read."""
+    if not isinstance(written := gptme_time(text), str):
+        return None
+    return dt.datetime.fromisoformat(written)
 
 
 def _rows_holding(items: tuple[str | None, ...], values: set[str]) -> list[int]:

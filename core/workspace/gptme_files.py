@@ -30,6 +30,7 @@ from lesson_credit.core.log.store import lock_file
 from lesson_credit.core.workspace.base import LOG_FILE
 from lesson_credit.core.workspace.earlier_copies import EarlierCopies, other_names
 from lesson_credit.core.workspace.late_evidence import COPY_TIME
+from lesson_credit.core.workspace.written_copies import TWO_LOADS_THEN, TwoLoads
 
 EXPORTED = "was exported from this log"  # how an import names the file it takes increments from
 OWN_COPY = "is a copy of a bandit-state.json this workspace wrote"
@@ -159,7 +160,12 @@ class GptmeFiles(EarlierCopies):
             keys = self.state_keys(existing)
             agrees = bool(existing) and self.agrees(existing, keys)
             if own and existing and not interop.written_by_us(existing) and not agrees and self._has_evidence():
-                if isinstance(why := self._written_or_why(existing), str):
+                if isinstance(why := self._written_or_why(existing), TwoLoads):
+                    raise WorkspaceError(
+                        f"{path} is this workspace's own bandit-state.json, saved by gptme's bandit from a load "
+                        f"another save of which is logged ({why}): nothing logged; {TWO_LOADS_THEN}"
+                    )
+                if isinstance(why, str):
                     raise WorkspaceError(
                         f"{path} is this workspace's own bandit-state.json, changed by another tool, and there is "
                         f"no copy of what lesson-credit wrote{f' ({why})' if why else ''}: importing it would count "
@@ -457,10 +463,13 @@ class GptmeFiles(EarlierCopies):
             changed = foreign.increments(existing, written.arms)
             added, sessions = self.foreign_increments(existing, written)
         except interop.InteropError as exc:
-            advice = (  # (gptme's prune: as another bandit's file, the log's evidence in it would count twice)
+            # (never as another bandit's file, its `created` removed: it grew from ours, whose evidence it holds)
+            advice = (
                 "if gptme's `prune` dropped it, put the arm back with those numbers and import it again"
                 if isinstance(exc, interop.ArmGone)
-                else 'if it is another bandit\'s file now, delete its "created" key and import it again'
+                else "gptme's `prune` then a session making the arm again, or its `decay`, cannot be told from the "
+                "log's evidence: to go on, delete the file and export to it again, its sessions since lost, none "
+                'counted twice; removing its "created" would import it as another bandit\'s, counting ours twice'
             )
             raise WorkspaceError(
                 f"{path} {what} and changed since otherwise than by another "

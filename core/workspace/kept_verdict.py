@@ -20,8 +20,10 @@ from lesson_credit.core.log.index import LogIndex
 from lesson_credit.core.log.snapshot import FoldData
 
 # 7: a session the log gave a result counts, whatever the settings; 8: an arm gptme's bandit made again after its
-# prune is told (docs/format.md §7 *Made again*), where a verdict before kept the file
-VERDICT_MAGIC = b"lesson-credit kept-verdict 8\n"
+# prune is told (docs/format.md §7 *Made again*), where a verdict before kept the file; 9: a stamp later than the
+# file's `created` no longer dates our write (earlier_copies `_written_after`), so more readings of an arm as we
+# wrote it are compared
+VERDICT_MAGIC = b"lesson-credit kept-verdict 9\n"
 
 
 class Untold(str):
@@ -88,7 +90,10 @@ def decode(data: bytes) -> Verdict:
 
 def still_holds(verdict: Verdict, data: FoldData, index: LogIndex) -> bool:
     """Whether what the log gained since `verdict` was made (its prefix known intact by the caller) leaves the
-    verdict's arm as it was: no event but sessions and grades, none naming the arm (None: none at all)."""
+    verdict's arm as it was: no event but sessions and grades, none naming the arm (None: none at all). A session
+    logged since whose time is exactly another arm's stamp changes nothing either: the file (its bytes the same) was
+    written before it, so it is no stamp of that file's. (Checked again, a stamp later than the file's `created`, as
+    gptme's are, is not taken for one: earlier_copies `_written_after`; one at or before it still may be.)"""
     if index.lines < verdict.lines or data.n_sessions < verdict.sessions or event_counts(index) != verdict.events:
         return False
     arm = _arm_index(data, verdict.arm)

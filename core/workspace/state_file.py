@@ -21,6 +21,7 @@ import numpy as np
 from lesson_credit.core.bandit import increments as foreign
 from lesson_credit.core.bandit import interop
 from lesson_credit.core.bandit.arm_count import ARM_KEYS
+from lesson_credit.core.bandit.saving import StateToReplace
 from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.base.files import LockHeld, StoredUnread, reading_back
 from lesson_credit.core.base.ids import normalize_id, one_form
@@ -31,7 +32,7 @@ from lesson_credit.core.log.events import GRADE, SESSION, encode
 from lesson_credit.core.log.store import StoreError
 from lesson_credit.core.workspace.key_choice import chosen_key
 from lesson_credit.core.workspace.late_evidence import stamped_now
-from lesson_credit.core.workspace.written_copies import TwoLoads, WrittenCopies
+from lesson_credit.core.workspace.written_copies import TWO_LOADS_THEN, TwoLoads, TwoLoadsError, WrittenCopies
 
 if TYPE_CHECKING:  # imported where used: the analysis and the joint fit are not needed to show posteriors
     pass
@@ -219,7 +220,7 @@ class StateFile(WrittenCopies):
             return memo[2]  # (each arm compared once a command: a check, its repeat under the lock, the write)
         found = written or self._written_or_why(state)
         if isinstance(found, TwoLoads):
-            raise interop.InteropError(found)
+            raise TwoLoadsError(found)
         if isinstance(found, str):
             created = state.get("created")
             named = f" (its created, {created})" if isinstance(created, str) else ""
@@ -369,6 +370,8 @@ class StateFile(WrittenCopies):
             )
             if why is None:
                 return None
+            if isinstance(exc, TwoLoadsError):
+                raise StateToReplace(interop.kept_message(self.state_path, f"{why}; {exc}", TWO_LOADS_THEN)) from None
             raise interop.StateKept(interop.kept_message(self.state_path, f"{why}; {exc}")) from None
 
     def agrees(self, state: dict[str, Any], keys: tuple[str, ...]) -> bool:

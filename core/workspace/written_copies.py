@@ -319,6 +319,20 @@ class TwoLoads(str):
     __slots__ = ()
 
 
+class TwoLoadsError(interop.InteropError):
+    """`foreign_increments`' refusal of a file that may hold a logged save's update or not (TwoLoads, its why)."""
+
+
+# what becomes of such a file, and what the user can do: nothing in it tells one session from two (the file is the
+# load plus the same updates either way: its numbers, stamps and total_sessions alike), so it is kept until replaced
+TWO_LOADS_THEN = (
+    "no rule can take it without counting a session twice or losing one, and gptme's sessions saved to it from now on "
+    "are kept in it unlogged: replace it with the log's posteriors (`lesson-credit export-gptme` onto it, or delete it "
+    "for the next write to write it), the sooner the better: the sessions it holds that the log lacks are lost then, "
+    "none counted twice"
+)
+
+
 def _copy_time(name: str) -> dt.datetime:
     """The `created` a copy is named by (COPY_NAME), as a time (`strptime` would import its module: 12 ms)."""
     return dt.datetime.fromisoformat(f"{name[:13]}:{name[14:16]}:{name[17:]}")

@@ -378,10 +378,12 @@ def test_an_export_imported_back_after_the_caches_were_deleted_counts_once(tmp_p
 
 
 def test_an_export_changed_otherwise_is_refused_and_the_message_names_the_way_out(tmp_path: Path) -> None:
-    """A file export-gptme wrote, changed since in a way gptme's bandit does not (a number gone down, its
-    `created` kept): importing it is refused in one line, nothing logged. The refusal did not say how to
-    import it anyway (as another bandit's file): it now says to remove its `created` (how the log knows
-    it for that export's file)."""
+    """A file export-gptme wrote, changed since in a way gptme's bandit's updates do not (a number gone down, its
+    `created` kept: gptme's `decay`, or its `prune` then a session making the arm again): importing it is refused in
+    one line, nothing logged. The refusal said to remove its `created` and import it as another bandit's file: the
+    file grew from our export, so that counted the log's evidence twice (git's prior Beta(1.0, 1.2) n 1, the export
+    holding s1, then s1 again: Beta(1.8, 1.4) n 2 for one session). It now says to delete the file and export to it
+    again, which counts nothing twice: git Beta(1.8, 1.2) n 1 (s1 0.8 at salience 1), the file the same."""
     events = [{"type": "session", "session_id": "s1", "base_reward": 0.8, "lessons": [{"path": GIT, "salience": 1.0}]}]
     root = make_workspace(tmp_path, BASIC_LESSONS, events=events, journals={"j.txt": BASIC_JOURNAL})
     out_file = tmp_path / "out.json"
@@ -392,9 +394,12 @@ def test_an_export_changed_otherwise_is_refused_and_the_message_names_the_way_ou
     log = (root / LOG_REL).read_bytes()
     code, out, err = run_cli("import-gptme", "--workspace", str(root), str(out_file))
     assert code == 1 and out == "" and len(err.strip().splitlines()) == 1, (out, err)
-    assert 'delete its "created" key' in err
+    assert "delete the file and export to it again" in err and "counting ours twice" in err, err
     assert (root / LOG_REL).read_bytes() == log
-    del state["created"]  # as the message says: the file is then imported as another bandit's
-    out_file.write_text(json.dumps(state))
-    ok("import-gptme", "--workspace", str(root), str(out_file))
-    assert (root / LOG_REL).read_bytes() != log
+    out_file.unlink()  # as the message says
+    ok("export-gptme", "--workspace", str(root), str(out_file))
+    code, out, err = run_cli("status", "--workspace", str(root), "--json")
+    rows = {r["path"]: (r["alpha"], r["beta"], r["n"]) for r in json.loads(out)["lessons"] if r["n"]}
+    assert rows == {GIT: pytest.approx((1.8, 1.2, 1))}, err
+    arm = json.loads(out_file.read_text())["arms"][GIT]
+    assert (arm["alpha"], arm["beta"], arm["total_selections"]) == pytest.approx((1.8, 1.2, 1))

@@ -250,3 +250,26 @@ def test_the_refusal_exit_is_unchanged_for_status(tmp_path: Path) -> None:
     gptme_save(root, state)
     code, _, err = run_cli("status", "-w", str(root))
     assert code == 0, err
+
+
+def test_an_arm_pruned_and_made_again_by_gptme_on_a_machine_whose_clock_is_behind_is_logged(tmp_path: Path) -> None:
+    # seed, s1 1.0 on a (salience 1): a = (2, 1) n 1; s2 0.0 on b: b = (1, 2) n 1; our copy kept. gptme's bandit runs
+    # on another machine whose clock is a year behind ours: `prune --min-selections 1` drops both arms (one selection
+    # each), its session on a at 0.0 makes it (1, 1) + (0, 1) = (1, 2) n 1, stamped 2025-12. That stamp is not our
+    # copy's (gptme restamps only what it updates), but it is earlier than the file's `created`: it was not told as
+    # made again, a's alpha "went from 2 to 1", and the file was kept for good, every later gptme session there out
+    # of the log. By hand: a = ours (2, 1) n 1 + gptme's (+0, +1, one selection) = (2, 2) n 2; b (1, 2) n 1 (gone
+    # from the file by the prune, the log's); 3 sessions.
+    root = workspace(tmp_path, 1.0, 1.0)
+    state = gptme_load(root)
+    for key in list(state["arms"]):
+        del state["arms"][key]  # (gptme's prune --min-selections 1)
+    gptme_update(state, A, 0.0)
+    behind = (dt.datetime.now(dt.UTC) - dt.timedelta(days=365)).isoformat()
+    state["arms"][A]["last_updated"] = state["last_updated"] = behind
+    gptme_save(root, state)
+    found, err = rows(root)
+    assert "left as it is" not in err and found == {A: (2.0, 2.0, 2), B: (1.0, 2.0, 1)}, err
+    [event] = increments(root)
+    assert event["arms"] == {A: {"alpha": 0.0, "beta": 1.0, "n": 1, "rewards": 0}} and event["sessions"] == 1
+    assert json.loads((root / STATE_REL).read_text())["total_sessions"] == 3
