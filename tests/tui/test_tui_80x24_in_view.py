@@ -144,7 +144,7 @@ async def test_simulation_shows_every_metric_estimator_legend_and_detail_at_80x2
         detail = " ".join(shown(app, "estimator-info"))
         assert detail.startswith("seed (posterior mean):"), detail  # the highlighted row's, in view
         legend = " ".join(shown(app, "sim-legend"))
-        assert legend.endswith("regret: cumulative, lower is better"), legend
+        assert legend.endswith("regret: lower is better"), legend
 
 
 @pytest.mark.parametrize("size", [(80, 24), (200, 50)], ids=["80x24", "200x50"])
