@@ -43,7 +43,7 @@ async def test_what_if_at_80_columns_names_every_lesson_apart(ws_root: Path) -> 
         table = app.screen.query_one("#what-if-table", ThemedTable)
         keys = table_keys(table)
         drawn = [
-            row_text(app, table.region.y + 1 + i)[table.region.x : table.region.right].split()[-1]
+            row_text(app, table.region.y + table.header_height + i)[table.region.x : table.region.right].split()[-1]
             for i in range(len(keys))
         ]
         assert len(set(drawn)) == len(keys), drawn

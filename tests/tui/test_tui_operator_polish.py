@@ -58,8 +58,9 @@ async def test_the_lesson_panel_breaks_a_path_between_its_parts_at_80_columns(tm
 async def test_agreement_shows_the_highlighted_pair_s_counts_at_every_width(
     tmp_path: Path, size: tuple[int, int]
 ) -> None:
-    """At 80 columns the table ends at kappa: the tp/fp/fn/tn column was past its edge, with no sign of it. The
-    plot's title gives the highlighted pair's counts (the CLI's `agreement`: human against judge, 19/4/5/4)."""
+    """At 80 columns the table ended at kappa: the tp/fp/fn/tn column was past its edge, with no sign of it. Now
+    it is drawn at every width, the highlighted pair's counts in it (the CLI's `agreement`: human against judge,
+    19/4/5/4)."""
     app = demo_app(tmp_path)
     async with app.run_test(size=size) as pilot:
         await settle(pilot)
@@ -67,9 +68,9 @@ async def test_agreement_shows_the_highlighted_pair_s_counts_at_every_width(
         await settle(pilot)
         assert isinstance(app.screen, AgreementScreen)
         cli = cli_counts(tmp_path, "human", "judge")
-        screen = "\n".join(row_text(app, y) for y in range(app.size.height))
-        assert f"tp/fp/fn/tn {cli}" in screen, screen
         table = app.screen.query_one("#agreement-table", ThemedTable)
+        header, first = (row_text(app, table.region.y + i)[table.region.x : table.region.right] for i in (0, 1))
+        assert header.split()[-1] == "tp/fp/fn/tn" and first.split()[-1] == cli, (header, first)
         assert table.get_row_at(0)[-1].plain.strip() == cli
 
 

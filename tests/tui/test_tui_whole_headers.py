@@ -171,7 +171,9 @@ async def test_agreement_and_simulation_headers_are_whole_at_80_columns(tmp_path
         burst(pilot, "A")
         await settle(pilot)
         header = table_header(app, "agreement-table")
-        assert header == ["category", "reference", "compared", "n", "MAE", "Pearson", "Spearman", "kappa"], header
+        assert header == [
+            "category", "ref", "compared", "n", "MAE", "Pearson", "Spearman", "kappa", "tp/fp/fn/tn"
+        ], header  # fmt: skip
         burst(pilot, "I", "m")
         await settle(pilot)
         header = table_header(app, "sim-table")
@@ -214,22 +216,23 @@ async def test_a_draft_grade_s_line_at_80x24_says_every_source_whole(tmp_path: P
 
 
 async def test_what_if_headers_are_whole_at_80_columns(tmp_path: Path) -> None:
-    """On the old code `mean now` showed in part at the table's edge ("me"). The 80 cells: 2 for the
-    scrollbar, rank, from and move 6 each (their headers and padding), what-if 9, now 7, Δ 8, n 4 and
-    status 12 (`deprecated` and padding): 20 for the file names, 18 cells of them without the padding,
-    escalate-when-blocked cut in the middle: its first 9, the ellipsis, its last 8."""
+    """On the old code `mean now` showed in part at the table's edge ("me"). The headers are two lines below 100
+    columns, the columns one space apart: 2 cells for the scrollbar, rank (what-if) 8, rank now 5, move 5, mean
+    what-if 8, mean now 6, Δ mean 7, n 3 and status 11 (`deprecated` and its space): 25 for the file names,
+    escalate-when-blocked (21) whole."""
     app = demo_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         burst(pilot, "w")
         await settle(pilot)
-        header = table_header(app, "what-if-table")
-        assert header == ["rank", "from", "move", "what-if", "now", "Δ", "n", "status", "lesson"], header
         table = app.screen.query_one("#what-if-table", ThemedTable)
+        top, bottom = (row_text(app, table.region.y + i)[table.region.x : table.region.right].split() for i in (0, 1))
+        assert top == ["rank", "rank", "mean", "mean", "Δ"], top
+        assert bottom == ["what-if", "now", "move", "what-if", "now", "mean", "n", "status", "lesson"], bottom
         rows = [
             row_text(app, y)[table.region.x : table.region.right] for y in range(table.region.y, table.region.bottom)
         ]
-        assert any(" escalate-…-blocked " in row for row in rows), rows
+        assert any(" escalate-when-blocked " in row for row in rows), rows
 
 
 async def test_the_record_scrolls_to_its_last_line_at_80x24(tmp_path: Path) -> None:

@@ -19,15 +19,19 @@ from lesson_credit.core.api import DEFAULT_THRESHOLD, HEURISTIC, JUDGE, OUTCOME,
 from lesson_credit.tui.records_views import agreement_view
 from lesson_credit.tui.screens.base import DataScreen, screen_css
 from lesson_credit.tui.source import WorkspaceSource
-from lesson_credit.tui.text import counted, one_line
+from lesson_credit.tui.text import counted, one_line, spaced
 from lesson_credit.tui.widgets.agreement_plot import AgreementPlot
 from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.themed_table import ThemedTable
 from lesson_credit.tui.widgets.title_bar import TitleBar
+from lesson_credit.tui.widths import NARROW_BELOW
 
 STEP = 0.05
 THRESHOLD = Binding.Group("Threshold")  # the kappa threshold's keys, + and -
 COLUMNS = ("category", "reference", "compared", "n", "MAE", "Pearson", "Spearman", "kappa", "tp/fp/fn/tn")
+LEFT = ("category", "reference", "compared")  # the other columns are numbers, right-aligned
+# below 100 columns: with one space between columns (no cell padding) and `ref`, every column is in view at 80
+NARROW_LABELS = {"reference": "ref"}
 
 
 def number(value: float | None) -> Text:
@@ -40,14 +44,14 @@ def two_people(pair: Agreement) -> bool:
 
 
 def pair_title(category: str, pair: Agreement) -> Text:
-    """The plotted pair, named (plain text: people's names come from the log), its category and count, its
-    confusion counts, then what kind of pair it is: a person against a source, or two people ("erik vs manual": a
-    person's grades against another's). The counts here too: at 80 columns the table ends at kappa, its
-    tp/fp/fn/tn column past the edge. The kind last: where the title is cut (80 columns), it is what is cut."""
-    kind = "two people" if two_people(pair) else f"a person against the {pair.source_b} source"
-    where = "" if category == "all" else f" · {category}"
+    """The plotted pair, named (plain text: people's names come from the log), its category and count, and
+    "two people" for a person's grades against another's ("erik vs manual"). Short enough for an 80-column
+    border: with its confusion counts and "a person against the judge source" it was cut there (the counts are
+    the highlighted row's last column, in view at every width)."""
+    where = "" if category == "all" else f" · {one_line(category)}"
     names = f"{one_line(pair.source_a)} (x) vs {one_line(pair.source_b)} (y)"
-    return Text(f"{names}{where} · {counted(pair.n, 'session')} · tp/fp/fn/tn {confusion(pair)}: {kind}")
+    kind = ": two people" if two_people(pair) else ""
+    return Text(f"{names}{where} · {counted(pair.n, 'session')}{kind}")
 
 
 def confusion(pair: Agreement) -> str:
@@ -56,8 +60,9 @@ def confusion(pair: Agreement) -> str:
     return f"{c.tp}/{c.fp}/{c.fn}/{c.tn}"
 
 
-def pair_cells(category: str, pair: Agreement) -> list[Text]:
-    return [
+def pair_cells(category: str, pair: Agreement, narrow: bool) -> list[Text]:
+    """The row's cells; `narrow` (below 100 columns), each with one space before it (no cell padding there)."""
+    cells = [
         Text(one_line(category), overflow="ellipsis"),
         Text(one_line(pair.source_a)),
         Text(one_line(pair.source_b)) + (Text("*", style="bold") if two_people(pair) else Text("")),
@@ -68,6 +73,13 @@ def pair_cells(category: str, pair: Agreement) -> list[Text]:
         number(pair.kappa),
         Text(confusion(pair), justify="right"),
     ]
+    return [spaced(cell) for cell in cells] if narrow else cells
+
+
+def column_label(label: str, narrow: bool) -> Text:
+    """A column's header; `narrow` (below 100 columns), short and with one space before it, as its cells."""
+    shown = " " + NARROW_LABELS.get(label, label) if narrow else label
+    return Text(shown, justify="left" if label in LEFT else "right")
 
 
 def rows_of(report: AgreementReport) -> list[tuple[str, str, Agreement]]:
@@ -140,19 +152,33 @@ class AgreementScreen(DataScreen):
         table = self.query_one("#agreement-table", ThemedTable)
         self.done(table)
         self.rows = rows_of(event.report)
-        keep = table.row_to_keep(self.highlighted)
-        table.clear(columns=True)
-        for label in COLUMNS:
-            table.add_column(label, key=label)
-        for key, category, pair in self.rows:
-            table.add_row(*pair_cells(category, pair), key=key)
-        table.fit_name_column(COLUMNS.index("kappa"))  # tp/fp/fn/tn whole or at the edge, not cut to "tp/fp"
-        keys = [key for key, _, _ in self.rows]
-        # told now: `enter` typed ahead reads it (a pair no longer listed: the first, as the plot shows)
-        self.highlighted = table.restore_cursor(keys, keep) or self.highlighted
+        self._show_table()
         self._summary()
         self._plot()
         self.ready_for_keys()
+
+    def _show_table(self) -> None:
+        table = self.query_one("#agreement-table", ThemedTable)
+        keep = table.row_to_keep(self.highlighted)
+        table.clear(columns=True)
+        narrow = self.size.width < NARROW_BELOW
+        # below 100 columns one space between columns, not two cells of padding: at 80 every column fits
+        # (tp/fp/fn/tn was past the edge)
+        table.cell_padding = 0 if narrow else 1
+        for label in COLUMNS:
+            table.add_column(column_label(label, narrow), key=label)
+        for key, category, pair in self.rows:
+            table.add_row(*pair_cells(category, pair, narrow), key=key)
+        # every column in view, the categories cut if need be (a long name); where even that is not enough,
+        # tp/fp/fn/tn whole or at the edge, not cut to "tp/fp"
+        table.fit_name_column(len(COLUMNS) - 1)
+        keys = [key for key, _, _ in self.rows]
+        # told now: `enter` typed ahead reads it (a pair no longer listed: the first, as the plot shows)
+        self.highlighted = table.restore_cursor(keys, keep) or self.highlighted
+
+    def resized(self, rebuild: bool) -> None:
+        if rebuild and self.report is not None:  # the short header (ref) came or went
+            self._show_table()
 
     def _summary(self) -> None:
         out = Text()

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions
+from rich.segment import Segment
+from rich.style import StyleType
 from rich.text import Text
 
 from lesson_credit.core.api import Explanation, LessonCredit, lesson_labels
@@ -31,10 +35,47 @@ HIT, MISSED = (next(i for i, (key, _) in enumerate(CREDIT_COLUMNS) if key == nam
 Toned = Callable[[str, str | None], Text]  # a value as literal text in a tone of the table's theme (or plain)
 
 
-def ellipsis(cell: Text) -> Text:
-    """The cell, cut with an ellipsis when its column is narrower."""
-    cell.overflow = "ellipsis"
-    return cell
+def fitted_keywords(keywords: Sequence[str], width: int) -> Text:
+    """`keywords` joined by ", " in `width` cells: all of them where they fit, else the first ones that fit
+    whole and "+N" for the others; where not even the first fits beside its "+N", cut with an ellipsis (in 6
+    cells "git a…" says more than "gi… +1")."""
+    whole = ", ".join(keywords)
+    for shown in range(len(keywords) - 1, 0, -1):
+        if cell_len(whole) <= width:
+            break
+        text = ", ".join(keywords[:shown]) + f" +{len(keywords) - shown}"
+        if cell_len(text) <= width:
+            return Text(text, no_wrap=True, end="")
+    out = Text(whole, no_wrap=True, end="")
+    out.truncate(width, overflow="ellipsis")
+    return out
+
+
+class KeywordList(Text):
+    """A lesson's keywords hit (or missed) in a table cell, fitted to the cells its column gives it at each
+    render (`fitted_keywords`): the keywords that fit whole, then "+N" for the others, which "why this credit"
+    lists. Cut with an ellipsis, at 80 columns "mock, unittest.mock, mock…" hid how many more there were."""
+
+    keywords: tuple[str, ...] = ()
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterable[Segment]:
+        width = options.max_width
+        if self.cell_len <= width or len(self.keywords) < 2:
+            yield from super().__rich_console__(console, options)
+            return
+        out = fitted_keywords(self.keywords, width)
+        out.stylize(self.style)
+        out.justify, out.end = self.justify, self.end
+        yield from out.__rich_console__(console, options)
+
+
+def keyword_cell(keywords: Sequence[str] | None, style: StyleType) -> Text:
+    """The keywords (each made one line) as a `KeywordList` in `style`; "none" for none, "?" when unknown."""
+    names = tuple(one_line(k) for k in keywords) if keywords is not None else ()
+    plain = ", ".join(names) if keywords is not None else "?"
+    out = KeywordList(plain or "none", style=style, end="", overflow="ellipsis")
+    out.keywords = names
+    return out
 
 
 def credit_cells(
@@ -48,8 +89,6 @@ def credit_cells(
     alike = frozenset(one_line(name) for name in names)  # for the names' cuts
     for credit in credits:
         breakdown = credit.breakdown
-        hit = ", ".join(one_line(k) for k in breakdown.hit_keywords) if breakdown else "?"
-        missed = ", ".join(one_line(k) for k in breakdown.missed_keywords) if breakdown else "?"
         name = labels[credit.path] if compact else credit.path.removesuffix(".md")
         cells = [
             lesson_name_text(name, toned("", "warning").style if credit.note else "", alike=alike),  # folders, middle
@@ -58,8 +97,8 @@ def credit_cells(
             toned("—" if pending else fmt(credit.reward, 3), tone),
             toned("—" if pending else fmt_signed(credit.alpha_delta), tone),
             toned("—" if pending else fmt_signed(credit.beta_delta), tone),
-            ellipsis(toned(hit or "none", None)),
-            ellipsis(toned(missed or "none", "muted")),
+            keyword_cell(breakdown.hit_keywords if breakdown else None, toned("", None).style),
+            keyword_cell(breakdown.missed_keywords if breakdown else None, toned("", "muted").style),
         ]
         rows.append((credit.path, cells))
     return rows

@@ -35,6 +35,7 @@ EXPLAIN = {
     "oldest": "pending sessions (no source scores them), oldest first",
     "informative": "sessions no person graded, first those whose grade would most change their lessons' means",
 }
+NEXT_FOLLOWS = "n (next to grade) follows this order"
 # under the informative order's table: its numbers in words, `shift` as `sessions --order informative` says it;
 # a line breaks between phrases (two lines at 80 columns, the most it has), never inside one
 LEGEND = (
@@ -178,11 +179,13 @@ class GradingQueueScreen(DataScreen):
         hidden = min(head, len(queue.session_ids)) - len(listed)
         ids = [session_id for _, session_id in listed[:ROWS_SHOWN]]
         self.highlighted = table.restore_cursor(ids, keep)  # told now: `enter` typed ahead reads it
-        summary = Text()
-        summary.append(f"order: {queue.order}", style="bold")
         count = len(queue.session_ids) - hidden
-        summary.append(f" (o switches; n follows it) · {counted(count, 'session')}\n")
-        summary.append(EXPLAIN[queue.order], style="dim")
+        other = "informative" if queue.order == "oldest" else "oldest"
+        # what the list is, that n goes down it and o's other order, in words ("order: oldest (o switches; n
+        # follows it)" said neither what o switches to nor what n is); a line breaks between phrases
+        phrases = [Text(counted(count, "session"), style="bold"), Text(NEXT_FOLLOWS), Text(f"o: {other} first")]
+        summary = phrase_lines([phrases], self.size.width - 2)
+        summary.append("\n" + EXPLAIN[queue.order], style="dim")
         if not count:  # (the Sessions screen says how to log one)
             logged = len(sessions.table)
             done = "every session logged has a score" if queue.order == "oldest" else "a person graded every session"

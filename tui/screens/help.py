@@ -67,12 +67,12 @@ COLUMNS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     (
         "What-if columns",
         (
-            ("rank", "the lesson's rank by mean under the what-if settings (1 = best)"),
-            ("rank now (from)", "its rank under the saved settings"),
+            ("rank (what-if)", "the lesson's rank by mean under the what-if settings (1 = best)"),
+            ("rank now", "its rank under the saved settings"),
             ("move", "places moved: ▲ up, ▼ down, · unchanged"),
-            ("mean what-if (what-if)", "the posterior mean under the what-if settings"),
-            ("mean now (now)", "the posterior mean under the saved settings"),
-            ("Δ mean (Δ)", "what-if minus now"),
+            ("mean what-if", "the posterior mean (the expected reward rate) under the what-if settings"),
+            ("mean now", "the posterior mean under the saved settings"),
+            ("Δ mean", "mean what-if minus mean now"),
             ("lesson", "the lesson id; below 100 columns its file name"),
         ),
     ),
@@ -89,8 +89,43 @@ COLUMNS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
             ("Δα Δβ", "what this session adds to the lesson's alpha and beta (with the short headers: in the panel)"),
             (
                 "hit / missed",
-                "the lesson's keywords found / not found in the journal (missed in the panel only where the "
-                "lessons' names need the room)",
+                "the lesson's keywords found / not found in the journal, as many as fit, then +N: N more (all "
+                "in the panel; missed in the panel only where the lessons' names need the room)",
+            ),
+        ),
+    ),
+    (
+        "Simulation columns",
+        (
+            ("spearman ρ", "rank correlation of the estimate with the lessons' true values (over those injected)"),
+            ("precision@10 (prec@10)", "share of the 10 highest estimates that are truly helpful lessons"),
+            (
+                "harmful in bottom 10% (harmful)",
+                "share of the truly harmful lessons that the estimate ranks in its bottom 10%",
+            ),
+            (
+                "cumulative regret (regret)",
+                "the true reward the policy's selections lost against the oracle's, summed over the sessions; "
+                "lower is better",
+            ),
+            ("a cell", "the mean over the seeds ±sd, then [p10, p90] (below 100 columns mean ±sd only)"),
+        ),
+    ),
+    (
+        "Agreement columns",
+        (
+            ("reference (ref)", "the person whose grades are taken as true"),
+            ("compared", "the judge, the heuristic, the outcome word, or another person (marked *)"),
+            ("MAE", "mean absolute difference between the two scores"),
+            ("Pearson, Spearman", "correlation of the scores, and of their ranks"),
+            (
+                "kappa",
+                "Cohen's kappa of positive (at or above the threshold) against not: 1 always agree, 0 no better "
+                "than chance",
+            ),
+            (
+                "tp/fp/fn/tn",
+                "sessions both positive, compared only, reference only, neither",
             ),
         ),
     ),

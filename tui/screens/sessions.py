@@ -21,7 +21,7 @@ from lesson_credit.tui.screens.base import screen_css
 from lesson_credit.tui.screens.sortable import SortableScreen
 from lesson_credit.tui.source import WorkspaceSource
 from lesson_credit.tui.source_views import SessionsView
-from lesson_credit.tui.text import EMPTY_WORKSPACE_HINT, counted, fmt, fmt_time, listed, one_line
+from lesson_credit.tui.text import EMPTY_WORKSPACE_HINT, counted, fmt, fmt_time, listed, one_line, spaced
 from lesson_credit.tui.widgets.filter_box import FilterBox
 from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.reward_plot import RewardPlot
@@ -181,11 +181,17 @@ class SessionsScreen(SortableScreen):
         headers = dict(self.sort_headers())
         order = sort_column_second(list(SESSION_SORTS), self.sort_column)
         places = [list(SESSION_SORTS).index(key) for key in order]  # cells come in SESSION_SORTS order
+        # below 100 columns one space between columns, not two cells of padding: at 80 the demo's mean salience
+        # was one cell past the edge, beside categories whole
+        narrow = self.size.width < NARROW_BELOW
+        table.cell_padding = 0 if narrow else 1
         for key in order:
-            table.add_column(headers[key], key=key)
+            table.add_column(" " + headers[key] if narrow else headers[key], key=key)
         ids = [s.session_id for s in sessions]
         at = ids.index(keep) if keep in ids else 0
         cells = [(s.session_id, self._cells(table, s)) for s in sessions]
+        if narrow:
+            cells = [(key, [spaced(cell) for cell in row]) for key, row in cells]
         table.fill([(key, [row[i] for i in places]) for key, row in cells], first=max(FILL_FIRST, at + FILL_FIRST))
         self._fit_category_column()
         # told now (`enter` typed ahead reads it); None on an empty list: enter must not open a session no longer listed

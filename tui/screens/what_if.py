@@ -34,7 +34,16 @@ from lesson_credit.tui.grading import Grading
 from lesson_credit.tui.screens.base import DataScreen, screen_css
 from lesson_credit.tui.screens.confirm import ConfirmScreen
 from lesson_credit.tui.source import WorkspaceSource
-from lesson_credit.tui.text import counted, fmt, fmt_signed, lesson_name_text, one_line, phrase_lines, rank_arrow
+from lesson_credit.tui.text import (
+    counted,
+    fmt,
+    fmt_signed,
+    lesson_name_text,
+    one_line,
+    phrase_lines,
+    rank_arrow,
+    spaced,
+)
 from lesson_credit.tui.what_if_view import WhatIfView
 from lesson_credit.tui.widgets.filter_box import LEAVE_BY_TAB, TextBox
 from lesson_credit.tui.widgets.key_footer import KeyFooter
@@ -46,18 +55,21 @@ from lesson_credit.tui.write_state import SettingsSave
 FLOOR_STEP = 0.05
 
 # (key, label, label below 100 columns): the numbers first, the lesson last (cut to what they leave), so
-# that every column is in view at 80 columns; the `?` screen explains the short labels
+# that every column is in view at 80 columns. Below 100 columns the labels are two lines, the same words as the
+# one-line ones (at 80 the one-word "from", "what-if", "now" and "Δ" said nothing to a reader new to them), and the
+# columns one space apart (no cell padding) for the room the second line takes
 COLUMNS = (
-    ("rank", "rank", "rank"),
-    ("was", "rank now", "from"),
-    ("move", "move", "move"),
-    ("then", "mean what-if", "what-if"),
-    ("now", "mean now", "now"),
-    ("delta", "Δ mean", "Δ"),
-    ("n", "n", "n"),
-    ("status", "status", "status"),
-    ("lesson", "lesson", "lesson"),
+    ("rank", "rank", "rank\nwhat-if"),
+    ("was", "rank now", "rank\nnow"),
+    ("move", "move", "\nmove"),
+    ("then", "mean what-if", "mean\nwhat-if"),
+    ("now", "mean now", "mean\nnow"),
+    ("delta", "Δ mean", "Δ\nmean"),
+    ("n", "n", "\nn"),
+    ("status", "status", "\nstatus"),
+    ("lesson", "lesson", "\nlesson"),
 )
+LEFT = ("move", "status", "lesson")  # the other columns are numbers, right-aligned
 
 
 ColumnNames = tuple[dict[str, str], frozenset[str]]  # each lesson's name in the table, and the set of them
@@ -277,8 +289,12 @@ class WhatIfScreen(DataScreen):
         keep, self._start_on = keep or self._start_on, None
         place = table.cursor_row if keep_place else 0
         table.clear(columns=True)
+        table.cell_padding = 0 if narrow else 1
+        table.header_height = 2 if narrow else 1
         for key, label, short in COLUMNS:
-            table.add_column(short if narrow else label, key=key)
+            header = Text(" " + short.replace("\n", "\n ") if narrow else label)
+            header.justify = "left" if key in LEFT else "right"
+            table.add_column(header, key=key)
         # cut to the column: its folders, then its middle, give way
         ours = view is self.view and narrow in self._names
         names, alike = self._names[narrow] if ours else column_names(view, narrow)
@@ -286,7 +302,7 @@ class WhatIfScreen(DataScreen):
             change = row.rank_change
             tone = "up" if change > 0 else "down" if change < 0 else "muted"
             delta_tone = "up" if row.delta > 5e-4 else "down" if row.delta < -5e-4 else "muted"
-            table.add_row(
+            cells = [
                 Text(str(row.rank_then), justify="right"),
                 Text(str(row.rank_now), justify="right"),
                 table.toned(rank_arrow(change), tone),
@@ -295,9 +311,10 @@ class WhatIfScreen(DataScreen):
                 Text(fmt_signed(row.delta), style=table.tone(delta_tone), justify="right"),
                 Text(str(row.n), justify="right"),
                 table.toned(one_line(row.status), "warning" if row.status == "missing" else None),
-                lesson_name_text(names[row.path], alike=alike),
-                key=row.path,
-            )
+            ]
+            # (the name's space its lead: a cut keeps it, as Lessons' pin mark)
+            name = lesson_name_text(names[row.path], alike=alike, lead=Text(" ") if narrow else None)
+            table.add_row(*(spaced(cell) for cell in cells) if narrow else cells, name, key=row.path)
         table.fit_name_column(keep=0, at=len(COLUMNS) - 1)  # the ids, last, take what the numbers leave
         paths = [row.path for row in view.rows]
         table.restore_cursor(paths, keep, place)

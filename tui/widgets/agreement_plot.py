@@ -1,20 +1,18 @@
 """One pair of reward sources, session by session: the person's score against the other's (docs/records.md).
 
 Each session is a point; the diagonal (x = y) and the kappa threshold are dotted, so nothing reads as a
-line joining the points. The pair is named in the title (and by the screen, in the plot's border)."""
+line joining the points. The pair is named by the screen, in the plot's border; the title says what the marks are."""
 
 from __future__ import annotations
 
 from textual.reactive import reactive
 from textual_plotext import Plot
 
-from lesson_credit.tui.text import counted
 from lesson_credit.tui.widgets.themed_plot import ThemedPlot
 
 Points = tuple[tuple[float, ...], tuple[float, ...]]
 DOTS = 20  # the dotted lines' steps
-KEY = "● a session · dotted: x = y and the threshold"  # what the marks are: the title's end, or all of it
-AXIS_CELLS = 6  # the y axis's labels and tick ("1.00┤") and the box's right side: plotext drops a wider title
+KEY = "● a session · dotted: x = y and the threshold"  # what the marks are: the plot's title
 
 
 class AgreementPlot(ThemedPlot):
@@ -37,20 +35,15 @@ class AgreementPlot(ThemedPlot):
         self.replot()
 
     def shown(self) -> object:
-        return (self.pair, self.threshold, self.size.width)  # the width: which title fits
+        return (self.pair, self.threshold, self.size.width)
 
     def on_resize(self) -> None:
         self.replot()
 
     def heading(self) -> str:
-        """The pair, its count and the key where that fits the plot; else the key alone (plotext draws no
-        title wider than its canvas: at 80 columns the dotted lines were unexplained). The pair and its
-        count are in the border's title too (the screen's)."""
-        if self.pair is None:
-            return "no pair chosen"
-        (a, b), (xs, _) = self.pair
-        full = f"{a} (x) vs {b} (y): {counted(len(xs), 'session')} · {KEY}"
-        return full if len(full) <= self.size.width - AXIS_CELLS else KEY
+        """What the marks are. The pair and its count are the border's title (the screen's): said here too, at 200
+        columns the plot repeated them a line below it."""
+        return "no pair chosen" if self.pair is None else KEY
 
     def draw(self, plt: Plot) -> None:
         plt.title(self.heading())
