@@ -122,7 +122,7 @@ async def test_simulation_legend_says_what_harmful_counts_and_help_defines_each_
     async with app.run_test(size=SIZE) as pilot:
         await run_simulation(pilot)
         legend = " ".join(shown(app, "sim-legend"))
-        assert "harmful: share of harmful lessons ranked bottom 10%" in legend, legend
+        assert "harmful: share of harmful ones ranked bottom 10%" in legend, legend
         assert len(shown(app, "sim-legend")) == 2, shown(app, "sim-legend")
         burst(pilot, "question_mark")
         await settle(pilot)

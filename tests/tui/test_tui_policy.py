@@ -105,8 +105,10 @@ async def test_what_if_shows_what_it_changes_at_80_columns(app: LessonCreditApp)
         await settle(pilot)
         await pilot.press("w", "t")
         await settle(pilot)
-        header = next(strip.text for strip in screen_lines(app) if strip.text.split()[:2] == ["rank", "from"])
-        assert header.split() == ["rank", "from", "move", "what-if", "now", "Δ", "n", "status", "lesson"], header
+        lines = [strip.text for strip in screen_lines(app)]
+        at = next(i for i, line in enumerate(lines) if line.split()[:2] == ["rank", "rank"])  # a two-line header
+        assert lines[at].split() == ["rank", "rank", "mean", "mean", "Δ"], lines[at]
+        assert lines[at + 1].split() == ["what-if", "now", "move", "what-if", "now", "mean", "n", "status", "lesson"]
         screen = app.screen
         assert isinstance(screen, WhatIfScreen)
         assert " lessons up in rank, " in str(screen.query_one("#what-if-summary", Static).render())

@@ -57,7 +57,7 @@ NARROW_LEGEND = (
     "mean ±sd across seeds",
     "★ best among estimators",
     "random, oracle: references",
-    "harmful: share of harmful lessons ranked bottom 10%",  # ("in the bottom 10%" said not of what, nor a share)
+    "harmful: share of harmful ones ranked bottom 10%",  # ("in the bottom 10%" said not of what, nor a share)
     "regret: lower is better",  # (the `?` screen's Simulation columns say each metric whole)
 )
 
