@@ -68,6 +68,7 @@ from lesson_credit.core.analysis.joint_ops import (
     Gram,
     baseline_inverse,
     indicators,
+    time_groups,
 )
 from lesson_credit.core.analysis.joint_solve import GRID as GRID
 from lesson_credit.core.analysis.joint_solve import NOISE_MIN as NOISE_MIN
@@ -179,7 +180,20 @@ class Design:
             step = self.steps.codes(self.category[lo:hi], agent, np.arange(lo, hi))
             n_steps = self.steps.count
         category, n_blocks = self.category[lo:hi], self.n_blocks
-        return indicators(hi - lo, category, self.n_categories, agent, self.n_agents, block, n_blocks, step, n_steps)
+        cell, n_cells = time_groups(self.category, n_blocks)  # (the whole log's, whatever the span)
+        return indicators(
+            hi - lo,
+            category,
+            self.n_categories,
+            agent,
+            self.n_agents,
+            block,
+            n_blocks,
+            step,
+            n_steps,
+            cell=None if cell is None else cell[lo:hi],
+            n_cells=n_cells,
+        )
 
     def with_steps(self, entries: Callable[[int, int], Entries] | None = None, span: int = 0) -> Design:
         """This design with its baseline's steps found (`core.analysis.steps`) when they are not yet: from its

@@ -33,6 +33,7 @@ IntArray = npt.NDArray[np.int64]
 
 CG_TOL = 1e-10  # relative residual of a conjugate-gradient solve
 CG_MAX = 2000
+CELL_SESSIONS = 12  # sessions a time block on average from which a category gets its own blocks (`time_groups`)
 CROSS_DENSE_MAX = 4096  # columns up to which X'X is kept as a dense array (128 MB at most); beyond, sparse
 
 
@@ -225,6 +226,25 @@ def _row_sizes(x: Any) -> IntArray:
     return np.bincount(x.indices, weights=np.repeat(per_row, per_row), minlength=x.shape[1]).astype(np.int64)
 
 
+def time_groups(category: IntArray, n_blocks: int) -> tuple[IntArray | None, int]:
+    """Each session's time group and their number: its category's own when that has `CELL_SESSIONS` sessions a time
+    block or more on average; the other categories together one more, when they have as many together (fewer: they
+    share the largest category's blocks). (None, 1) when that is one group: the blocks shared by all. A category
+    whose baseline moves over time unlike the others' is then read within its own blocks: with shared blocks only, a
+    trend in one category was credited to a lesson rolled out there."""
+    if n_blocks < 2 or not len(category):
+        return None, 1
+    size = np.bincount(category)
+    own = size >= CELL_SESSIONS * n_blocks
+    rest = int(size[~own].sum())
+    if not own.any() or (int(own.sum()) == 1 and rest < CELL_SESSIONS * n_blocks):
+        return None, 1
+    code = np.where(own, np.cumsum(own) - 1, int(own.sum()))
+    if rest < CELL_SESSIONS * n_blocks:
+        code = np.where(own, code, code[int(np.argmax(size))])  # (too few to have blocks of their own)
+    return code[category].astype(np.int64), int(code.max()) + 1
+
+
 def baseline_inverse(ztz: FloatArray) -> tuple[FloatArray, int]:
     """(Z'Z)^+ and rank(Z'Z) from Z'Z (k x k; diagonal when there are categories only)."""
     if np.count_nonzero(ztz - np.diag(np.diag(ztz))) == 0:  # categories only: diagonal
@@ -261,11 +281,14 @@ def indicators(
     n_blocks: int = 1,
     step: IntArray | None = None,
     n_steps: int = 0,
+    cell: IntArray | None = None,
+    n_cells: int = 1,
 ) -> tuple[Any, IntArray]:
-    """Z (one column per category; when time blocks are given, one per block but the last; when agents
-    are given, one per agent but the first; when steps are given, one per step: `step`, each session's step
-    column or -1, `core.analysis.steps.Steps.codes`) and each session's baseline group (the sessions sharing its
-    category, time block, agent and step: equal rows of Z)."""
+    """Z (one column per category; when time blocks are given, one per block but the last, or with `cell` (each
+    session's time group, a function of its category: `time_groups`) one per time group and block but the last;
+    when agents are given, one per agent but the first; when steps are given, one per step: `step`, each session's
+    step column or -1, `core.analysis.steps.Steps.codes`) and each session's baseline group (the sessions sharing
+    its category, time block, agent and step: equal rows of Z)."""
     from scipy import sparse
 
     rows = [np.arange(n)]
@@ -275,8 +298,9 @@ def indicators(
     if block is not None and n_blocks > 1:
         keep = np.flatnonzero(block < n_blocks - 1)
         rows.append(keep)
-        cols.append(k + block[keep])
-        k += n_blocks - 1
+        cells = max(n_cells, 1) if cell is not None else 1
+        cols.append(k + block[keep] + (cell[keep] * (n_blocks - 1) if cell is not None else 0))
+        k += cells * (n_blocks - 1)
         key = key * n_blocks + block
     if agent is not None and n_agents > 1:
         keep = np.flatnonzero(agent > 0)

@@ -11,6 +11,13 @@ step (the split of its sessions in log order that takes the most of that number'
 Bonferroni over the m - 1 moments, is below `ALPHA` (a perfect split, every session before smaller than every one
 after: its chance 2 / C(m, m0)).
 
+Two more kinds, for switches those runs miss. Per (lesson, group) of a block its best single split (`_split_steps`:
+a share that steps, 5% before and 90% after, whose strays and gaps break the four runs): k injections among m at
+random, c among the first m0, the smaller exact hypergeometric tail times 2 (m - 1) moments, below ALPHA over the
+block's varying pairs. Per (lesson, category and agent) its first injection judged against the log from its start to
+the end of that block (`_NewLessons`: a new lesson late in the log at a low share), Bonferroni over those first
+injections.
+
 Each step is one in the baseline of its category and agent from that moment to the END of the log (a lesson that
 switches on in one category persists into the later blocks there, as the lesson does; stopping at the block's end
 left it a step's worth of bias), fitted with a flat prior like the other baselines; the fit then decides what is
@@ -38,6 +45,7 @@ IntArray = npt.NDArray[np.int64]
 Entries = tuple[IntArray, IntArray, FloatArray]  # (session position - lo, arm, weight) per injection
 
 KEPT_MIN = 0.2  # a lesson the steps leave less than this share of its precision is identified only by time
+SPLIT_CHUNK = 4096  # injections whose splits `_split_steps` tells at once
 ALPHA = 1e-3  # a run this improbable under "its injections at random in the group" puts a baseline step at its edge
 
 
@@ -89,7 +97,7 @@ def find_steps(
     if time is None or n == 0:
         return no_steps(n)
     pair = pair_codes(category, agent, agents)
-    found = []
+    found, new = [], _NewLessons(pair, n)
     for lo, hi, row, arm in _blocks(n, time, entries, span):
         codes, group = np.unique(pair[lo:hi], return_inverse=True)
         group = group.astype(np.int64)
@@ -97,8 +105,71 @@ def find_steps(
         count = np.bincount(row, minlength=hi - lo)
         for g, t in (run_steps(group, row, arm, n_groups), size_steps(group, count, n_groups)):
             found.append(codes[g] * (n + 1) + lo + t)
+        new.block(lo, hi, row, arm)
+    found.append(new.steps())
     key = np.unique(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
     return Steps(key.astype(np.int64), n, agents)
+
+
+class _NewLessons:
+    """A lesson's first injection in its category and agent, told against the whole log up to its block's end: m
+    sessions of the pair from the log's start to there, k of them with the lesson, L before its first: a run of
+    chance C(m - L, k) / C(m, k), Bonferroni over the candidates (every (lesson, pair) but those first injected at a
+    block's start, where the blocks' baselines take a step), below ALPHA a step at its first injection. A new lesson
+    late in the log at a low share (20% of its last block's last 50 sessions) has no improbable run in its block
+    alone, and a step in the baseline then read as its effect."""
+
+    def __init__(self, pair: IntArray, n: int) -> None:
+        self.n = n
+        self.pair = pair
+        self.sorted = np.sort(pair.astype(np.int64) * (n + 1) + np.arange(n))  # (pair, position)
+        self.seen = np.zeros(0, dtype=np.int64)  # arm * (pairs) + pair already injected
+        self.width = int(pair.max()) + 1 if n else 1
+        self.key: list[IntArray] = []  # per candidate: its step's key, m, k and L
+        self.m: list[IntArray] = []
+        self.k: list[IntArray] = []
+        self.lead: list[IntArray] = []
+
+    def _before(self, pc: IntArray, at: IntArray) -> IntArray:
+        """Sessions of pair `pc` before position `at`."""
+        base = pc * (self.n + 1)
+        out: IntArray = np.searchsorted(self.sorted, base + at) - np.searchsorted(self.sorted, base)
+        return out
+
+    def block(self, lo: int, hi: int, row: IntArray, arm: IntArray) -> None:
+        """One block's injections (`row` within it, sorted by (arm, row), each pair once)."""
+        pc = self.pair[lo + row]
+        code = arm * self.width + pc
+        order = np.lexsort((row, code))
+        code, at, pc = code[order], lo + row[order], pc[order]
+        head = np.flatnonzero(np.concatenate([[True], code[1:] != code[:-1]])[: len(code)])
+        k = np.diff(np.append(head, len(code)))
+        fresh = ~np.isin(code[head], self.seen)
+        self.seen = np.union1d(self.seen, code[head])
+        head, k = head[fresh], k[fresh]
+        start = at[head] > lo
+        head, k = head[start], k[start]
+        if not len(head):
+            return
+        pcs, first = pc[head], at[head]
+        self.key.append(pcs * (self.n + 1) + first)
+        self.m.append(self._before(pcs, np.full(len(pcs), hi)))
+        self.k.append(k)
+        self.lead.append(self._before(pcs, first))
+
+    def steps(self) -> IntArray:
+        """The step keys of the improbable first injections."""
+        key, m, k, lead = (
+            np.concatenate([np.zeros(0, dtype=np.int64), *c]) for c in (self.key, self.m, self.k, self.lead)
+        )
+        if not len(key):
+            return key
+        ok = (lead > 0) & (k <= m - lead)
+        left = np.where(ok, m - lead, 1).astype(float)
+        chance = _log_choose(left, np.where(ok, k, 0).astype(float)) - _log_choose(m.astype(float), k.astype(float))
+        limit = np.log(ALPHA) - np.log(len(key))
+        out: IntArray = key[ok & (chance < limit)]
+        return out
 
 
 def _blocks(
@@ -176,10 +247,76 @@ def run_steps(group: IntArray, row: IntArray, arm: IntArray, n_groups: int) -> t
     hit = _improbable(trail, True, m, k, whole, limit) & varies
     out_g.append(g[hit])
     out_t.append((m - trail)[hit])
-    cg, cp = np.concatenate(out_g), np.concatenate(out_t)
+    split_g, split_t = _split_steps(pos, first, end, g, m, varies)
+    cg, cp = np.concatenate([*out_g, split_g]), np.concatenate([*out_t, split_t])
     keep = (cp > 0) & (cp < size[cg])
     cg, cp = cg[keep], cp[keep]
     return cg.astype(np.int64), order[start[cg] + cp].astype(np.int64)
+
+
+def _split_steps(
+    pos: IntArray, first: IntArray, end: IntArray, g: IntArray, m: IntArray, varies: npt.NDArray[np.bool_]
+) -> tuple[IntArray, IntArray]:
+    """Per (lesson, group) (its injections' places `pos[first:end]` among the group's m sessions): the best single
+    split of its 0/1 sequence, k injections among m at random with c of them among the first m0 sessions (exact
+    hypergeometric tails, either side), Bonferroni over the 2 (m - 1) moments and the block's pairs where the lesson
+    varies (four sessions or more): below ALPHA, a step there (group, the first session after it). A share that
+    steps (5% of the sessions before, 90% after) has no run the four ends tell: strays break them. The best split
+    is just before an injection (the fewest before it) or just after one (the most)."""
+    scipy_linalg("the joint fit")  # (as `_log_choose`)
+    ok = varies & (m >= 4)
+    if not ok.any():
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    out_g, out_t = [], []
+    pairs = np.flatnonzero(ok)
+    limit = ALPHA / len(pairs)
+    at = 0
+    while at < len(pairs):  # pairs a chunk at a time: the tails' arrays held for a chunk's injections only
+        upto = int(np.searchsorted(first[pairs], first[pairs[at]] + SPLIT_CHUNK, side="right"))
+        chunk = pairs[at : max(upto, at + 1)]
+        at += len(chunk)
+        for q, t in _best_splits(pos, first[chunk], end[chunk], m[chunk], limit):
+            out_g.append(int(g[chunk[q]]))
+            out_t.append(t)
+    return np.array(out_g, dtype=np.int64), np.array(out_t, dtype=np.int64)
+
+
+def _best_splits(pos: IntArray, first: IntArray, end: IntArray, m: IntArray, limit: float) -> list[tuple[int, int]]:
+    """`_split_steps` for some pairs: (which, the first session after its split) of those whose best split's chance
+    is below `limit`."""
+    k = end - first
+    start = np.cumsum(k) - k
+    pair = np.repeat(np.arange(len(first)), k)
+    index = np.arange(int(k.sum())) - start[pair]  # injections before this one in its pair
+    at = pos[first[pair] + index]
+    total, drawn = m[pair], k[pair]
+    # the tails only where the point itself (a tail holds it) is below the limit: the rest cannot pass
+    bar = np.log(limit) - np.log(2.0 * (total - 1))
+    low, high = np.ones(len(at)), np.ones(len(at))
+    for out, got, before, edge in ((low, index, at, at >= 1), (high, index + 1, at + 1, at + 1 <= total - 1)):
+        t, d, c, b = (a.astype(float) for a in (total, drawn, got, before))
+        point = _log_choose(d, c) + _log_choose(np.maximum(t - d, 0.0), np.clip(b - c, 0.0, None)) - _log_choose(t, b)
+        tell = np.flatnonzero(edge & (b - c <= t - d) & (point < bar))
+        for j in tell.tolist():
+            out[j] = _tail(int(got[j]), int(total[j]), int(drawn[j]), int(before[j]), out is low)
+    tail = np.minimum(low, high)
+    best = np.minimum.reduceat(tail, start)
+    out = []
+    for q in np.flatnonzero(2.0 * (m - 1) * best < limit).tolist():
+        j = int(start[q]) + int(np.argmin(tail[start[q] : start[q] + k[q]]))
+        out.append((q, int(at[j]) if low[j] <= high[j] else int(at[j]) + 1))
+    return out
+
+
+def _tail(got: int, total: int, drawn: int, before: int, lower: bool) -> float:
+    """The hypergeometric tail: `drawn` marked among `total`, `before` taken at random, `got` marked or fewer among
+    them (`lower`), else `got` or more."""
+    span = np.arange(max(0, before - (total - drawn)), got + 1) if lower else np.arange(got, min(drawn, before) + 1)
+    i = span.astype(float)
+    log = _log_choose(np.full(len(i), float(drawn)), i) + _log_choose(np.full(len(i), float(total - drawn)), before - i)
+    log -= float(_log_choose(np.array(float(total)), np.array(float(before))))
+    top = float(log.max()) if len(log) else -np.inf
+    return float(np.exp(top) * np.exp(log - top).sum()) if len(log) else 0.0
 
 
 def _improbable(

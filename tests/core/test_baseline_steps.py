@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 from lesson_credit.core.analysis.claims import Claims, lesson_claims
-from lesson_credit.core.analysis.joint import Design, block_codes, time_blocks
+from lesson_credit.core.analysis.joint import Design, time_blocks
 from lesson_credit.core.analysis.joint_posterior import Stream, time_only
+from tests.support.oracles import time_columns
 from tests.support.steps_by_hand import steps_by_hand
 
 # (least squares over every session of each lesson: the claims fit's first-sessions split is not this file's subject;
@@ -30,12 +31,13 @@ def design_of(x: np.ndarray, reward: np.ndarray, category: np.ndarray | None = N
 
 def least_squares(x: np.ndarray, reward: np.ndarray, steps: set[tuple[int, int]], category: np.ndarray) -> np.ndarray:
     """The lessons' coefficients of numpy's least squares (the minimum-norm one) on the lessons, a baseline per
-    category and per time block (the last the reference) and each step: its category from its session to the end."""
+    category and per time block (the last the reference; `time_columns`: a category's own when it has 12
+    sessions a block or more) and each step: its category from its session to the end."""
     n, p = x.shape
-    blocks, i = block_codes(n, time_blocks(n)), np.arange(n)
+    i = np.arange(n)
     cols = [x.astype(float)]
     cols += [(category == c)[:, None].astype(float) for c in np.unique(category)]
-    cols += [(blocks == b)[:, None].astype(float) for b in range(int(blocks.max()))]
+    cols += [time_columns(n, time_blocks(n), category)]
     cols += [((i >= t) & (category == c))[:, None].astype(float) for c, t in sorted(steps)]
     coef = np.linalg.lstsq(np.hstack(cols), reward, rcond=None)[0]
     return np.asarray(coef[:p])

@@ -41,7 +41,7 @@ def unshrunk(design: Design, x: np.ndarray) -> np.ndarray:
     fit's lesson effects, on one column per cell (the lesson's injections in that category's sessions)
     and the category and time-block indicators."""
     coef = fit_joint(design, tau_min=0.15).coef
-    z = np.hstack([np.eye(CATEGORIES)[design.category], time_columns(N, design.n_blocks)])
+    z = np.hstack([np.eye(CATEGORIES)[design.category], time_columns(N, design.n_blocks, design.category)])
     cells = np.hstack([x * (design.category == c)[:, None] for c in range(CATEGORIES)])
     solution = np.linalg.lstsq(np.hstack([cells, z]), design.reward - x @ coef, rcond=None)[0]
     out: np.ndarray = solution[: CATEGORIES * LESSONS].reshape(CATEGORIES, LESSONS)

@@ -14,6 +14,7 @@ import pytest
 
 from lesson_credit.core.workspace import Workspace
 from tests.support.engine_helpers import fixed_clock, make_workspace, session
+from tests.support.oracles import time_columns
 
 N, PER_BLOCK = 480, 60  # docs/estimates.md: floor(2 log2(480 / 25)) = 8 time blocks, of 60 graded sessions
 CATEGORIES = ("x", "y", "z")
@@ -54,9 +55,8 @@ def cell_noise(events: list[dict[str, Any]], noise_sd: float) -> dict[tuple[str,
     with the lesson) left after its least squares on the category and time-block indicators (the last block the
     reference); infinite where nothing is left (A below 1e-9 of the column's squares) or the lesson is absent."""
     category = np.array([CATEGORIES.index(e["category"]) for e in events])
-    block = np.arange(N) // PER_BLOCK
-    z = np.column_stack([*(category == c for c in range(3)), *(block == b for b in range(N // PER_BLOCK - 1))])
-    z = z.astype(float)
+    z = np.column_stack([*(category == c for c in range(3))]).astype(float)
+    z = np.hstack([z, time_columns(N, N // PER_BLOCK, category)])  # (each category's own blocks when it has enough)
     out = {}
     for c, name in enumerate(CATEGORIES):
         for lesson in LESSONS:

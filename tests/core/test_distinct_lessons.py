@@ -53,7 +53,7 @@ def few_partners_design(seed: int = 7) -> Design:
 
 def written_out(design: Design) -> tuple[Any, Any, Any]:
     """(Z, X, y): categories and time blocks but the last, one weight per injection, the rewards."""
-    z = np.hstack([np.eye(3)[design.category], time_columns(design.n, design.n_blocks)])
+    z = np.hstack([np.eye(3)[design.category], time_columns(design.n, design.n_blocks, design.category)])
     x = np.zeros((design.n, design.n_arms))
     x[design.entry_row, design.entry_arm] = design.entry_weight
     return z, x, design.reward

@@ -105,7 +105,7 @@ def test_sparse_fit_matches_dense_least_squares(tmp_path: Path) -> None:
     z, x, y = dense_reference(events, data.arm_ids, floor)
     # 225 graded sessions (1 in 17 is not): 2 log2(225 / 25) = 6.3 -> 6 time blocks, unpenalised like the categories
     assert len(y) == 225 and fit.n_blocks == 6
-    coef, cov, sigma2 = ridge_reference(np.hstack([z, time_columns(225, 6)]), x, y, lam)
+    coef, cov, sigma2 = ridge_reference(np.hstack([z, time_columns(225, 6, z.argmax(axis=1))]), x, y, lam)
     assert fit.coef == pytest.approx(coef, abs=1e-10)
     assert fit.coef_sd == pytest.approx(np.sqrt(np.diag(cov)), rel=1e-8)
     assert fit.noise_sd == pytest.approx(math.sqrt(sigma2))

@@ -75,7 +75,7 @@ def written_out(events: list[dict[str, Any]], arm_ids: tuple[str, ...]) -> tuple
             seen.add(entry["path"])
     # and the baseline's steps where the lessons switch inside a block (docs/estimates.md "A switch inside a block")
     steps = step_dummies(steps_by_hand(x > 0, code), code)
-    z = np.hstack([np.eye(len(names))[code], time_columns(n, blocks), steps])
+    z = np.hstack([np.eye(len(names))[code], time_columns(n, blocks, code), steps])
     return z, x, np.array([e["base_reward"] for e in graded]), code
 
 

@@ -65,7 +65,7 @@ def dense_model(
     # docs: none below 24 graded sessions, 2 from 24 to 49, then floor(2 log2(n / 25))
     blocks = 0 if n < 24 else max(2, int(math.floor(2 * math.log2(n / 25) + 1e-9)))
     if blocks > 1:
-        z = np.hstack([z, time_columns(n, blocks)])
+        z = np.hstack([z, time_columns(n, blocks, z.argmax(axis=1))])
     if agents is not None:
         names = sorted({agents[i] for i, _ in graded})
         z = np.hstack([z, np.array([[float(agents[i] == a) for a in names[1:]] for i, _ in graded])])
@@ -187,7 +187,7 @@ def test_injection_operator_and_neighbourhoods_equal_the_centred_matrix_written_
     design = Design(np.arange(n), rng.random(n), category, 3, rows, picked, np.full(len(rows), 0.5), arms, n_blocks=4)
     op, _, columns, _, _ = injection_design(design)
     assert [c[0] for c in columns] == live.tolist()
-    z = np.hstack([np.eye(3)[category], time_columns(n, 4)])
+    z = np.hstack([np.eye(3)[category], time_columns(n, 4, category)])
     x = np.zeros((n, arms))
     x[rows, picked] = 1.0
     x = x[:, live]

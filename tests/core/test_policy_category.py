@@ -12,13 +12,14 @@ import numpy as np
 import pytest
 
 from lesson_credit.core.analysis import joint_posterior as jp
-from lesson_credit.core.analysis.joint import Design, JointFit, build_design, fit_joint
+from lesson_credit.core.analysis.joint import Design, JointFit, block_codes, build_design, fit_joint
 from lesson_credit.core.analysis.joint_posterior import category_deviations
 from lesson_credit.core.bandit.config import ConfigError, load_config, save_config
 from lesson_credit.core.bandit.select import category_of
 from lesson_credit.core.workspace import Workspace
 from tests.support.cli_run import run as run_cli_main
 from tests.support.engine_helpers import LOG_REL, fixed_clock, make_workspace, session
+from tests.support.oracles import time_columns
 
 OTHERS = [f"o{i}.md" for i in range(4)]  # no effect anywhere
 LESSONS = {"mig.md": (["schema"], "active"), **{lesson: (["schema"], "active") for lesson in OTHERS}}
@@ -89,7 +90,9 @@ def assert_fixed_point(design: Design, fit: JointFit, dev: Any, var: Any, per_bl
     injected = [design.entry_arm[design.entry_row == i] for i in range(design.n)]
     block = np.arange(design.n) // per_block
     columns = [design.category == c for c in range(design.n_categories)]
-    z = np.column_stack([*columns, *[block == b for b in range(design.n_blocks - 1)]]).astype(float)
+    z = np.column_stack(columns).astype(float)
+    assert np.array_equal(block, block_codes(design.n, design.n_blocks))
+    z = np.hstack([z, time_columns(design.n, design.n_blocks, design.category)])  # (a category's own blocks)
 
     def y(u: Any) -> Any:
         rest = np.array([design.reward[i] - (coef[a] + u[design.category[i], a]).sum() for i, a in enumerate(injected)])

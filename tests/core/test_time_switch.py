@@ -338,20 +338,25 @@ def test_a_lesson_on_in_exactly_one_block_claims_nothing() -> None:
 
 
 def test_a_lesson_on_in_one_block_of_one_category_only_is_still_identified() -> None:
-    # two categories (even and odd sessions); the lesson is in every odd session of block 4 and nowhere else, with
-    # a real effect of +0.20 and no step in any baseline: its column is not a category's number plus a block's
-    # (the even sessions of block 4 tell the block's baseline apart), so the fit estimates it; a rule reading
-    # "constant in every category x block cell" as time-only would hide it
-    category = np.arange(N) % 2
+    # two categories (category 1: every tenth session, 100 of 1,000: too few for blocks of its own, 12 a block, so it
+    # shares category 0's); the lesson is in every category-1 session of block 4 and nowhere else, with a real
+    # effect of +0.20 and no step in any baseline: its column is not a category's number plus a block's (category
+    # 0's sessions of block 4 tell the block's baseline apart), so the fit estimates it; a rule reading "constant in
+    # every category x block cell" as time-only would hide it. With categories of 500 each (even and odd sessions)
+    # each has its own blocks, and the lesson's column is category 1's baseline in block 4: not estimable
     rng = np.random.default_rng([71, 10])
     x, _ = switch_world(0)
-    inside = (np.arange(N) >= 400) & (np.arange(N) < 500) & (category == 1)
-    x[:, 0] = inside
-    reward = 0.50 + 0.20 * inside + rng.normal(0.0, 0.10, N)
-    design = design_of(x, reward, category)
-    column = lesson_claims(design, session_ids=[f"x{i}" for i in range(N)]).of(0)
-    assert column is not None and not column.timed and column.identified, column
-    assert timed_arms(design).tolist() == [False] * x.shape[1]
+    for category, identified in ((np.asarray(np.arange(N) % 10 == 9, dtype=np.int64), True), (np.arange(N) % 2, False)):
+        inside = (np.arange(N) >= 400) & (np.arange(N) < 500) & (category == 1)
+        x[:, 0] = inside
+        reward = 0.50 + 0.20 * inside + rng.normal(0.0, 0.10, N)
+        design = design_of(x, reward, category)
+        column = lesson_claims(design, session_ids=[f"x{i}" for i in range(N)]).of(0)
+        assert column is not None and not column.timed and column.identified == identified, column
+        if identified:
+            assert timed_arms(design).tolist() == [False] * x.shape[1]
+        else:
+            assert column.reason is not None and column.reason.startswith("not estimable"), column.reason
 
 
 def test_a_lesson_the_agents_baselines_tell_apart_is_identified() -> None:

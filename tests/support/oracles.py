@@ -101,12 +101,28 @@ def session_event(root: Path, log_rel: Path, session_id: str) -> SessionEvent:
     return index.session(row)
 
 
-def time_columns(n: int, blocks: int) -> npt.NDArray[np.float64]:
+def time_columns(n: int, blocks: int, category: npt.NDArray[np.int64] | None = None) -> npt.NDArray[np.float64]:
     """The time-block indicators of n sessions in log order written out: session i is in block k when
-    k n <= i blocks < (k + 1) n (`blocks` runs of nearly equal size); one column per block but the last."""
-    return np.array([[float(k * n <= i * blocks < (k + 1) * n) for k in range(blocks - 1)] for i in range(n)]).reshape(
-        n, blocks - 1
-    )
+    k n <= i blocks < (k + 1) n (`blocks` runs of nearly equal size); one column per block but the last. With
+    `category` (each session's code): those columns per category with 12 sessions a block or more, and once more
+    for the other categories together when they have as many, else with the largest category's (docs/estimates.md
+    "Time")."""
+    shared = np.array(
+        [[float(k * n <= i * blocks < (k + 1) * n) for k in range(blocks - 1)] for i in range(n)]
+    ).reshape(n, blocks - 1)
+    if category is None or blocks < 2:
+        return shared
+    codes = np.unique(category).tolist()
+    own = [c for c in codes if int((category == c).sum()) >= 12 * blocks]
+    if not own:
+        return shared
+    rest = ~np.isin(category, own)
+    largest = max(own, key=lambda c: (int((category == c).sum()), -c))
+    groups = [(category == c) | (rest & (c == largest) & (rest.sum() < 12 * blocks)) for c in own]
+    groups += [rest] if rest.sum() >= 12 * blocks else []
+    if len(groups) < 2:
+        return shared
+    return np.hstack([shared * g[:, None] for g in groups])
 
 
 def ridge_reference(
