@@ -64,6 +64,32 @@ def split_design(design: Design) -> Design:
     return replace(design, entry_arm=arm, n_arms=2 * design.n_arms)
 
 
+def lesson_of(columns: list[tuple[int, ...]], real: int) -> IntArray:
+    """Per column of the fit (`columns`: each one's arms): the lesson it holds, its first sessions' column (arms from
+    `real` on) the same lesson as its later one (a group's column: its first member). The one place that reads an arm
+    from `real` on as a lesson's first sessions."""
+    return np.array([min(members) % real if real else min(members) for members in columns], dtype=np.int64)
+
+
+def first_sessions_column(columns: list[tuple[int, ...]], real: int) -> npt.NDArray[np.bool_]:
+    """Per column of the fit: a lesson's first sessions set apart (reported nowhere)."""
+    return np.array([min(members) >= real for members in columns], dtype=bool)
+
+
+def first_column_of(column_of: IntArray, real: int) -> IntArray:
+    """Per column of the fit: its lesson's first sessions' column (-1: none; a first sessions' column, a group's
+    column: none). `column_of`: each arm's column, the first sessions' arms from `real` on."""
+    out = np.full(int(column_of.max(initial=-1)) + 1, -1, dtype=np.int64)
+    if len(column_of) <= real:
+        return out
+    later, first = column_of[:real], column_of[real : 2 * real]
+    alone = np.bincount(later[later >= 0], minlength=len(out)) == 1  # (a group's members' first sessions: not its)
+    moved = (later >= 0) & (first >= 0)
+    moved[moved] &= alone[later[moved]]
+    out[later[moved]] = first[moved]
+    return out
+
+
 def whole_columns(x: Any, columns: list[tuple[int, ...]], column_of: IntArray, real: int) -> Any:
     """The fit's columns `x` (sessions x columns, sparse) with each lesson's first sessions added back to its column
     (a group's column: as its share of the group), what a switch in time is told on: the lesson is injected from

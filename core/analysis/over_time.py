@@ -143,7 +143,7 @@ def lesson_over_time(
     injected = int(fitted.counts[column])
     identified = bool(fitted.identified[column])
     label = session_label(design, session_ids)
-    reason = None if identified else unidentified_reason(fitted, column, injected, graded - injected, label)
+    reason = None if identified else unidentified_reason(fitted, column, injected, fitted.without(column), label)
     n_windows = np.ones(fitted.op.p, dtype=np.int64)
     n_windows[column] = window_count(injected)
     estimate, var, n_with, n_without, ends = windows(fitted.op, fitted.fit, n_windows)
@@ -154,7 +154,7 @@ def lesson_over_time(
         last = int(ends[column, w])
         effect = None
         if identified and count == 1:  # the whole log: the joint effect itself (the headline's)
-            effect = joint_interval(fitted, column, injected, graded - injected)
+            effect = joint_interval(fitted, column, injected, fitted.without(column))
         elif identified:
             effect = interval_of(estimate[column, w], var[column, w], n_with[column, w], n_without[column, w])
         mean, low, high = credit[w]
