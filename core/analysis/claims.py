@@ -225,6 +225,10 @@ class Fitted:
         """Per column: a lesson's first sessions set apart (`core.analysis.early`), reported nowhere."""
         return first_sessions_column(self.columns, len(self.column_of) if self.real is None else self.real)
 
+    def first_columns(self) -> IntArray:
+        """Per column: its lesson's first sessions' column (-1: none; `early.first_column_of`)."""
+        return first_column_of(self.column_of, len(self.column_of) if self.real is None else self.real)
+
     def without(self, c: int) -> int:
         """Graded sessions without column c's lesson(s): neither its later sessions nor its first ones."""
         sessions = self.counts if self.with_all is None else self.with_all
@@ -238,7 +242,9 @@ def fit_columns(design: Design, *, solver: str = "auto") -> Fitted:
     their own (`core.analysis.early`): `column_of` has an arm past the design's for them; they claim nothing."""
     design = design.with_steps()
     real, lessons = design.n_arms, design
-    design = split_design(design)  # (it keeps `design.steps`: they are not found again on the split columns)
+    active = int(np.count_nonzero(np.bincount(design.entry_arm, minlength=design.n_arms)))  # (groups: a few less)
+    iterative = solver != "dense" and (solver != "auto" or active > DENSE_MAX)
+    design = split_design(design, iterative)  # (it keeps `design.steps`: they are not found again on the split)
     op, y, columns, column_of, gram = injection_design(design, real)
     dof = design.n - op.rank
     counts = np.diff(op.xt.indptr)  # sessions with each column
@@ -412,7 +418,8 @@ def claims_of(
         nothing = tuple(Column(columns[c], False, "no graded sessions to compare") for c in shown)
         return Claims(column_of, nothing, math.nan, math.nan, True)
     counts = fitted.counts
-    halves_of, cats = halves(op, fit), by_category(op, fit, design)
+    apart = fitted.first_columns()  # (a lesson's first sessions: in no half or category without it)
+    halves_of, cats = halves(op, fit, apart), by_category(op, fit, design, apart)
     said_of = identified & np.isin(np.arange(len(columns)), shown)  # (a lesson's first sessions: in no flag's count)
     drifts = [drift_p(*halves_of[c]) if said_of[c] else None for c in range(len(columns))]
     cat_p = [heterogeneity_p(cats[c]) if said_of[c] else None for c in range(len(columns))]
