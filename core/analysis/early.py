@@ -94,8 +94,9 @@ def split_design(design: Design, iterative: bool = False) -> Design:
 
 def lesson_of(columns: list[tuple[int, ...]], real: int) -> IntArray:
     """Per column of the fit (`columns`: each one's arms): the lesson it holds, its first sessions' column (arms from
-    `real` on) the same lesson as its later one (a group's column: its first member). The one place that reads an arm
-    from `real` on as a lesson's first sessions."""
+    `real` on) the same lesson as its later one (a group's column: its first member). With `first_sessions_column`
+    and `first_column_of`, what the claims fit reads of the rule "an arm from `real` on is a lesson's first
+    sessions" (`Fitted.is_first`, `Fitted.first_columns`)."""
     return np.array([min(members) % real if real else min(members) for members in columns], dtype=np.int64)
 
 

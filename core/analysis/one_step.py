@@ -108,7 +108,7 @@ def _one_step(
     the triples where the injection varies: in the others (a session alone in its group there, or every
     session of the group injected alike) the centred injection is 0, so they add nothing to the estimate
     and are not counted as evidence for it (nor toward `MIN_CELL`). `apart`: per column the column whose sessions
-    are not without it (-1: none), and per nonzero its cell for that column's owner (`_apart`)."""
+    are not without it (-1: none), and per nonzero its cell for that column's owner (`windows`, `by_category`)."""
     rows, cols, vals, _ = op.entries()
     n_groups = len(op.group_size)
     key = (cols * n_cells + cell) * n_groups + op.group[rows]
