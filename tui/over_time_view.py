@@ -41,8 +41,9 @@ class OverTimeView:
         count = len(over.windows)
         fewest, more = divmod(over.injected, count)  # windows hold as many of its injections each, up to one
         each = f"{fewest} or {fewest + 1}" if more else f"{fewest}"
+        after = f" after its first {over.apart}" if over.apart else ""  # (those set apart: in no window's count)
         cut = (
-            f"{count} windows of the {over.graded} graded sessions, {each} of its {over.injected} each"
+            f"{count} windows of the {over.graded} graded sessions, {each} of its {over.injected} each{after}"
             if count > 1
             else f"one window: {counted(over.injected, 'graded session')} with it, too few to cut"
         )

@@ -48,7 +48,13 @@ import numpy as np
 import numpy.typing as npt
 
 from lesson_credit.core.analysis.draws import common_direction
-from lesson_credit.core.analysis.early import split_design, whole_columns
+from lesson_credit.core.analysis.early import (
+    first_column_of,
+    first_sessions_column,
+    lesson_of,
+    split_design,
+    whole_columns,
+)
 from lesson_credit.core.analysis.estimable import (
     Ties,
     confounded_reason,
@@ -212,6 +218,21 @@ class Fitted:
     relative: bool = False  # the prior more than the data sets some draw's mean (`_prior_holds_mean`)
     pinned: npt.NDArray[np.bool_] | None = None  # the columns of the draws whose mean their pin holds (`_common_prior`)
     real: int | None = None  # arms below it are lessons; the others their first sessions (`core.analysis.early`)
+    # sessions with each column's lesson(s), its first sessions set apart included: the rest are the sessions without
+    with_all: IntArray | None = None
+
+    def is_first(self) -> npt.NDArray[np.bool_]:
+        """Per column: a lesson's first sessions set apart (`core.analysis.early`), reported nowhere."""
+        return first_sessions_column(self.columns, len(self.column_of) if self.real is None else self.real)
+
+    def first_columns(self) -> IntArray:
+        """Per column: its lesson's first sessions' column (-1: none; `early.first_column_of`)."""
+        return first_column_of(self.column_of, len(self.column_of) if self.real is None else self.real)
+
+    def without(self, c: int) -> int:
+        """Graded sessions without column c's lesson(s): neither its later sessions nor its first ones."""
+        sessions = self.counts if self.with_all is None else self.with_all
+        return int(self.op.n - sessions[c])
 
 
 def fit_columns(design: Design, *, solver: str = "auto") -> Fitted:
@@ -221,24 +242,27 @@ def fit_columns(design: Design, *, solver: str = "auto") -> Fitted:
     their own (`core.analysis.early`): `column_of` has an arm past the design's for them; they claim nothing."""
     design = design.with_steps()
     real, lessons = design.n_arms, design
-    design = split_design(design)  # (it keeps `design.steps`: they are not found again on the split columns)
+    active = int(np.count_nonzero(np.bincount(design.entry_arm, minlength=design.n_arms)))  # (groups: a few less)
+    iterative = solver != "dense" and (solver != "auto" or active > DENSE_MAX)
+    design = split_design(design, iterative)  # (it keeps `design.steps`: they are not found again on the split)
     op, y, columns, column_of, gram = injection_design(design, real)
     dof = design.n - op.rank
     counts = np.diff(op.xt.indptr)  # sessions with each column
+    with_all = _sessions_with(lessons, columns, counts, column_of, real)
     none = np.zeros(len(columns), dtype=bool)
     if not columns or dof < 2:
         nan = np.full(len(columns), math.nan)
         no_fit = (op, columns, column_of, None, none, none, none, nan, nan, counts, math.nan, math.nan, math.nan)
-        return Fitted(*no_fit, True, real=real)
-    lessons_in = sum(1 for members in columns if min(members) < real)  # (not the first sessions' columns: exact up
-    dense = solver == "dense" or (solver == "auto" and lessons_in <= DENSE_MAX)  # to DENSE_MAX lessons, as before)
+        return Fitted(*no_fit, True, real=real, with_all=with_all)
+    first = first_sessions_column(columns, real)  # (not lessons: exact up to DENSE_MAX lessons, as before)
+    dense = solver == "dense" or (solver == "auto" and int(np.count_nonzero(~first)) <= DENSE_MAX)
     hoods = None if dense else neighbourhoods(op, gram=gram)
     _, var0, lam0, sigma2, _ = solve_operator(op, y, float(y @ y), dof, None, TAU_MIN, dense, hoods)
     prior_sd = math.sqrt(sigma2 / lam0)
-    few = (counts < MIN_SESSIONS) | (design.n - counts < MIN_SESSIONS)
+    few = (counts < MIN_SESSIONS) | (design.n - with_all < MIN_SESSIONS)  # (its first sessions: not without it)
     sizes = np.array([len(members) for members in columns], dtype=np.float64)  # (a group's column: its members')
     # (a column no fit can estimate: its marginal sd may still look cut, a prior shares it out)
-    confounded, labels = draws(op, dense, hoods, sizes)
+    confounded, labels = draws(op, dense, hoods, sizes, lesson_of(columns, real))
     tied = np.isin(np.arange(len(columns)), list(confounded))
     identified = ~few & (np.sqrt(var0) / prior_sd <= SD_RATIO_MAX) & ~tied
     weak = lam0 / WEAK_PRIOR**2
@@ -289,6 +313,7 @@ def fit_columns(design: Design, *, solver: str = "auto") -> Fitted:
         any(holds),
         pinned,
         real,
+        with_all,
     )
 
 
@@ -323,8 +348,9 @@ def _by_steps(switch: Switches, labels: TimeOnly, columns: list[tuple[int, ...]]
     group) timed too (`strays`, `share`: the least a member kept). A column of a lesson's first sessions (an arm
     from `real` on) is no lesson's: left as it is."""
     strays, share = np.zeros(len(columns), dtype=bool), np.ones(len(columns))
+    first = first_sessions_column(columns, real)
     for c, members in enumerate(columns):
-        if min(members) >= real:
+        if first[c]:
             continue
         strays[c] = bool(labels.by_steps[list(members)].any()) and not bool(switch.timed[c])
         kept = labels.share[list(members)]
@@ -392,7 +418,8 @@ def claims_of(
         nothing = tuple(Column(columns[c], False, "no graded sessions to compare") for c in shown)
         return Claims(column_of, nothing, math.nan, math.nan, True)
     counts = fitted.counts
-    halves_of, cats = halves(op, fit), by_category(op, fit, design)
+    apart = fitted.first_columns()  # (a lesson's first sessions: in no half or category without it)
+    halves_of, cats = halves(op, fit, apart), by_category(op, fit, design, apart)
     said_of = identified & np.isin(np.arange(len(columns)), shown)  # (a lesson's first sessions: in no flag's count)
     drifts = [drift_p(*halves_of[c]) if said_of[c] else None for c in range(len(columns))]
     cat_p = [heterogeneity_p(cats[c]) if said_of[c] else None for c in range(len(columns))]
@@ -401,7 +428,7 @@ def claims_of(
     pinned = fitted.pinned if fitted.relative and fitted.pinned is not None else np.zeros(len(columns), dtype=bool)
     for c in shown:
         members = columns[c]
-        n_with, n_without = int(counts[c]), int(design.n - counts[c])
+        n_with, n_without = int(counts[c]), fitted.without(c)
         relative = bool(pinned[c])
         if not identified[c]:
             reason = unidentified_reason(fitted, c, n_with, n_without, label)
@@ -434,7 +461,7 @@ def claims_of(
                 )
             )
             continue
-        effect = joint_interval(fitted, c, n_with, design.n - _sessions_with(design, fitted, members, n_with))
+        effect = joint_interval(fitted, c, n_with, n_without)
         earlier, later = halves_of[c]
         out.append(
             Column(
@@ -461,7 +488,7 @@ def _lesson_columns(fitted: Fitted) -> tuple[list[int], IntArray, Callable[[int]
     """The columns `claims_of` reports (every one holding a lesson: not its first sessions', `core.analysis.early`),
     each lesson's place among them (-1: none) and the lesson an arm of the fit is (its first sessions' arm: its own)."""
     real = len(fitted.column_of) if fitted.real is None else fitted.real
-    shown = [c for c, members in enumerate(fitted.columns) if min(members) < real]
+    shown = np.flatnonzero(~fitted.is_first()).tolist()
     place = np.full(len(fitted.columns) + 1, -1, dtype=np.int64)  # (the last: for -1, a lesson never injected)
     place[shown] = np.arange(len(shown))
     return shown, place[fitted.column_of[:real]], lambda arm: arm - real if arm >= real else arm
@@ -482,16 +509,22 @@ def _together(design: Design, members: tuple[int, ...]) -> tuple[tuple[int, int]
     return tuple(out)
 
 
-def _sessions_with(design: Design, fitted: Fitted, members: tuple[int, ...], later: int) -> int:
-    """The sessions of `design` (the lessons' whole columns) injecting any of `members`: `later` (its column's) and
-    its first sessions set apart (`core.analysis.early`), which are not sessions without it."""
-    real = fitted.real
-    if real is None or len(fitted.column_of) <= real or not any(fitted.column_of[a + real] >= 0 for a in members):
-        return later
-    if len(members) == 1:  # (each first session is its own column's: the two counts add up)
-        return later + int(fitted.counts[fitted.column_of[members[0] + real]])
-    rows = design.entry_row[np.isin(design.entry_arm, members)]  # (a group: rarely split, its sessions counted once)
-    return int(np.unique(rows).size)
+def _sessions_with(
+    lessons: Design, columns: list[tuple[int, ...]], counts: IntArray, column_of: IntArray, real: int
+) -> IntArray:
+    """Per column: the graded sessions of `lessons` (the lessons' whole columns) injecting any of its members, its
+    later sessions (`counts`) and its first ones set apart (`core.analysis.early`; `column_of`: each arm's column,
+    the first sessions' from `real` on), which are not sessions without it. (A group's: counted once.)"""
+    out = counts.copy()
+    first = first_column_of(column_of, real)
+    apart = first >= 0
+    out[apart] += counts[first[apart]]  # (each first session is its own column's: the two counts add up)
+    if len(column_of) <= real:
+        return out
+    for c, members in enumerate(columns):  # (a group whose members' first sessions are columns of their own: rare)
+        if len(members) > 1 and min(members) < real and bool((column_of[np.add(members, real)] >= 0).any()):
+            out[c] = int(np.unique(lessons.entry_row[np.isin(lessons.entry_arm, members)]).size)
+    return out
 
 
 def joint_interval(fitted: Fitted, c: int, n_with: int, n_without: int) -> Interval:

@@ -17,7 +17,7 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
 NULL_SHARE = 1e-6  # a column takes part in a dependency when its share of a null vector is above this
-DRAW_MIN = 3  # columns of a draw beside lessons outside it (two: one difference, said as their tie)
+DRAW_MIN = 3  # lessons of a draw beside lessons outside it (two: one difference, said as their tie)
 
 
 def common_direction(sizes: FloatArray) -> FloatArray:
@@ -41,10 +41,13 @@ class Draw:
     (`parts_of`): a column null on its own (e_j in the null space: a baseline combination) is in none, and the rest
     split where no null vector links them, so that two draws (2 of 4 lessons and 1 of 3 in every session) are two,
     each against its own average, and a lesson tied to the baselines beside a draw leaves the draw one (its count
-    per session then varies). `labels` after `ties`: per column its draw (-1: none)."""
+    per session then varies). The lessons are counted, not the columns (`lessons`: per column, the lesson it holds;
+    None: one each): a lesson's first sessions set apart (`core.analysis.early`) are a second column of the same
+    lesson, and a pair split so is still a pair. `labels` after `ties`: per column its draw (-1: none)."""
 
-    def __init__(self, op: Centred, sizes: FloatArray) -> None:
+    def __init__(self, op: Centred, sizes: FloatArray, lessons: IntArray | None = None) -> None:
         self.op, self.sizes = op, sizes
+        self.lessons = np.arange(op.p) if lessons is None else lessons
         self.labels = np.full(op.p, -1, dtype=np.int64)
 
     @property
@@ -73,7 +76,7 @@ class Draw:
     def _is_draw(self, columns: IntArray, whole: bool) -> bool:
         if whole:  # every lesson (but those tied on their own): a count constant within each baseline group
             return True
-        if len(columns) < DRAW_MIN:  # a pair's one contrast is its tie, which names the other lesson
+        if len(np.unique(self.lessons[columns])) < DRAW_MIN:  # a pair's one contrast is its tie, naming the other
             return False
         weights = np.zeros(self.op.p)
         weights[columns] = self.sizes[columns]

@@ -96,13 +96,18 @@ def estimability(
 
 
 def draws(
-    op: Centred, dense: bool, hoods: Neighbourhoods | None, sizes: FloatArray | None = None
+    op: Centred,
+    dense: bool,
+    hoods: Neighbourhoods | None,
+    sizes: FloatArray | None = None,
+    lessons: IntArray | None = None,
 ) -> tuple[Ties, IntArray]:
-    """`not_estimable`'s ties, and per column the draw it is in (0, 1, ...: `Draw.labels`; -1: none)."""
+    """`not_estimable`'s ties, and per column the draw it is in (0, 1, ...: `Draw.labels`; -1: none; `lessons`: per
+    column the lesson it holds, as `Draw`)."""
     if op.p == 0:
         return {}, np.zeros(0, dtype=np.int64)
     weights = np.ones(op.p) if sizes is None else np.asarray(sizes, dtype=np.float64)
-    draw = Draw(op, weights)
+    draw = Draw(op, weights, lessons)
     common = common_direction(weights)
     if dense or hoods is None:
         return _from_null_space(draw.ties(_null_space(op.gram_dense()))), draw.labels

@@ -6,7 +6,8 @@ The one-step estimate in a cell is the column's coefficient plus the least-squar
 residuals on its centred injection within the cell (the other lessons held at their fitted effects); its variance
 is the fit's sandwich restricted to the cell. Its sessions with and without the column are counted in the
 baseline groups where the column's injection varies within the cell (only they enter the estimate); a cell with
-fewer than `MIN_CELL` of either shows none.
+fewer than `MIN_CELL` of either shows none. A lesson's first sessions set apart (`core.analysis.early`, a column of
+their own: `apart`) are neither sessions with it nor without it.
 """
 
 from __future__ import annotations
@@ -92,10 +93,11 @@ def heterogeneity_p(cells: tuple[tuple[str, Interval], ...]) -> float | None:
 
 
 Sums = tuple[FloatArray, FloatArray, FloatArray]  # sessions, sum of r, sum of d per (cell, baseline group)
+Apart = tuple[IntArray, IntArray]  # per column: its sessions set apart's column; per nonzero: its cell for its owner
 
 
 def _one_step(
-    op: Centred, fit: RobustFit, cell: IntArray, n_cells: int, sums: Sums
+    op: Centred, fit: RobustFit, cell: IntArray, n_cells: int, sums: Sums, apart: Apart | None = None
 ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
     """Per (column, cell): the one-step estimate, its variance, sessions with and without.
 
@@ -105,7 +107,8 @@ def _one_step(
     are formed: a cell without one adds nothing to any sum. The sessions with and without are those of
     the triples where the injection varies: in the others (a session alone in its group there, or every
     session of the group injected alike) the centred injection is 0, so they add nothing to the estimate
-    and are not counted as evidence for it (nor toward `MIN_CELL`)."""
+    and are not counted as evidence for it (nor toward `MIN_CELL`). `apart`: per column the column whose sessions
+    are not without it (-1: none), and per nonzero its cell for that column's owner (`windows`, `by_category`)."""
     rows, cols, vals, _ = op.entries()
     n_groups = len(op.group_size)
     key = (cols * n_cells + cell) * n_groups + op.group[rows]
@@ -135,7 +138,7 @@ def _one_step(
     np.maximum.at(high, inverse, vals)
     varies = (count < n_all) | (high > low)  # some session without it, or shares that differ
     n_with = per_pair(np.where(varies, count, 0.0))
-    n_without = per_pair(np.where(varies, n_all - count, 0.0))
+    n_without = per_pair(np.where(varies, n_all - count - _apart_count(op, apart, triples, n_cells), 0.0))
     with np.errstate(divide="ignore", invalid="ignore"):
         vif = np.maximum(fit.inverse_diag * fit.gram_diag, 1.0)
         estimate = fit.estimate[:, None] + num / ss  # (a drawn lesson's against its draw's average)
@@ -143,9 +146,27 @@ def _one_step(
     return estimate, var, n_with, n_without
 
 
-def halves(op: Centred, fit: RobustFit) -> list[tuple[Interval | None, Interval | None]]:
-    """Each column's earlier and later half, split at the median of its own injections."""
-    estimate, var, n_with, n_without, _ = windows(op, fit, np.full(op.p, 2, dtype=np.int64))
+def _apart_count(op: Centred, apart: Apart | None, triples: IntArray, n_cells: int) -> FloatArray:
+    """Per (column, cell, group) triple: the sessions of the column set apart from it (`_one_step`'s `apart`) there."""
+    out = np.zeros(len(triples))
+    if apart is None or not (apart[0] >= 0).any():
+        return out
+    first, apart_cell = apart
+    owner = np.full(op.p, -1, dtype=np.int64)
+    owner[first[first >= 0]] = np.flatnonzero(first >= 0)
+    rows, cols, _, _ = op.entries()
+    mine = owner[cols] >= 0
+    key = (owner[cols[mine]] * n_cells + apart_cell[mine]) * len(op.group_size) + op.group[rows[mine]]
+    at = np.minimum(np.searchsorted(triples, key), max(len(triples) - 1, 0))
+    found = triples[at] == key if len(triples) else np.zeros(len(key), dtype=bool)
+    out += np.bincount(at[found], minlength=len(triples))
+    return out
+
+
+def halves(op: Centred, fit: RobustFit, apart: IntArray | None = None) -> list[tuple[Interval | None, Interval | None]]:
+    """Each column's earlier and later half, split at the median of its own injections (`apart`: per column the
+    column of its lesson's first sessions set apart, -1 none: neither with it nor without it)."""
+    estimate, var, n_with, n_without, _ = windows(op, fit, np.full(op.p, 2, dtype=np.int64), apart)
     return [
         (
             interval_of(estimate[c, 0], var[c, 0], n_with[c, 0], n_without[c, 0]),
@@ -156,14 +177,15 @@ def halves(op: Centred, fit: RobustFit) -> list[tuple[Interval | None, Interval 
 
 
 def windows(
-    op: Centred, fit: RobustFit, n_windows: IntArray
+    op: Centred, fit: RobustFit, n_windows: IntArray, apart: IntArray | None = None
 ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, IntArray]:
     """Each column's graded sessions cut, in log order, into `n_windows[c]` windows holding as many of
     its own injections each (up to one): window w ends at its ceil(count * (w + 1) / n_windows)-th
     injection, every session in between (with the column or without) in the window. Per (column,
     window), arrays (columns, max windows): the one-step estimate, its variance, sessions with and
     without; and `ends` (columns, max windows): the design row of each window's last session (n - 1
-    for the last window; windows beyond a column's own count are empty). Two windows: the halves."""
+    for the last window; windows beyond a column's own count are empty). Two windows: the halves. (`apart`: as
+    `halves`.)"""
     rows, cols, _, _ = op.entries()
     p, n = op.p, op.n
     xt = op.xt  # X' as CSR: each column's sessions, in log order (no sort of the entries needed)
@@ -191,12 +213,20 @@ def windows(
         n_all[:, :, g] = np.diff(edges, axis=1)
         sr[:, :, g] = np.diff(cum_r[edges], axis=1)
         sd[:, :, g] = np.diff(cum_d[edges], axis=1)
-    estimate, var, n_with, n_without = _one_step(op, fit, cell, w_max, (n_all, sr, sd))
+    owned = None
+    if apart is not None:  # each first session's window among its lesson's later sessions'
+        owner = np.full(p, -1, dtype=np.int64)
+        owner[apart[apart >= 0]] = np.flatnonzero(apart >= 0)
+        owned = (apart, (bounds[np.maximum(owner[cols], 0)] < rows[:, None]).sum(axis=1).astype(np.int64))
+    estimate, var, n_with, n_without = _one_step(op, fit, cell, w_max, (n_all, sr, sd), owned)
     ends = np.concatenate([np.minimum(bounds, n - 1), np.full((p, 1), n - 1)], axis=1).astype(np.int64)
     return estimate, var, n_with, n_without, ends
 
 
-def by_category(op: Centred, fit: RobustFit, design: Design) -> list[tuple[tuple[str, Interval], ...]]:
+def by_category(
+    op: Centred, fit: RobustFit, design: Design, apart: IntArray | None = None
+) -> list[tuple[tuple[str, Interval], ...]]:
+    """Each column's one-step estimate per category (`apart`: as `halves`)."""
     rows, _, _, _ = op.entries()
     c = design.n_categories
     if c < 2:
@@ -209,7 +239,8 @@ def by_category(op: Centred, fit: RobustFit, design: Design) -> list[tuple[tuple
         return np.bincount(key, weights=weights, minlength=c * n_groups).reshape(c, n_groups).astype(np.float64)
 
     sums = (per_cell(None), per_cell(fit.residual), per_cell(fit.weight))
-    estimate, var, n_with, n_without = _one_step(op, fit, design.category[rows], c, sums)
+    owned = None if apart is None else (apart, design.category[rows])
+    estimate, var, n_with, n_without = _one_step(op, fit, design.category[rows], c, sums, owned)
     out = []
     for col in range(op.p):
         cells = []

@@ -88,12 +88,13 @@ class OverTime:
 
     lesson_id: str
     graded: int  # graded sessions in the log
-    injected: int  # of them, with the lesson
+    injected: int  # of them, with the lesson (its first sessions set apart not counted: `apart`)
     identified: bool
     reason: str | None  # why no joint effect is shown (not identified, never injected)
     group: tuple[str, ...]  # the lessons it always appears with (itself included), or ()
     strategy: str
     windows: tuple[Window, ...]
+    apart: int = 0  # its first graded sessions with it, set apart (`core.analysis.early`): neither with nor without
     LEVEL: ClassVar[float] = LEVEL  # of every interval in it
 
     def as_json(self) -> dict[str, Any]:
@@ -102,6 +103,7 @@ class OverTime:
             "level": LEVEL,
             "graded": self.graded,
             "injected": self.injected,
+            "apart": self.apart,
             "identified": self.identified,
             "reason": self.reason,
             "group": list(self.group) or None,
@@ -143,10 +145,10 @@ def lesson_over_time(
     injected = int(fitted.counts[column])
     identified = bool(fitted.identified[column])
     label = session_label(design, session_ids)
-    reason = None if identified else unidentified_reason(fitted, column, injected, graded - injected, label)
+    reason = None if identified else unidentified_reason(fitted, column, injected, fitted.without(column), label)
     n_windows = np.ones(fitted.op.p, dtype=np.int64)
     n_windows[column] = window_count(injected)
-    estimate, var, n_with, n_without, ends = windows(fitted.op, fitted.fit, n_windows)
+    estimate, var, n_with, n_without, ends = windows(fitted.op, fitted.fit, n_windows, fitted.first_columns())
     count = int(n_windows[column])
     credit = _credit_after(data, settings, arm, design.rows[ends[column, :count]])
     out, first = [], 0
@@ -154,14 +156,16 @@ def lesson_over_time(
         last = int(ends[column, w])
         effect = None
         if identified and count == 1:  # the whole log: the joint effect itself (the headline's)
-            effect = joint_interval(fitted, column, injected, graded - injected)
+            effect = joint_interval(fitted, column, injected, fitted.without(column))
         elif identified:
             effect = interval_of(estimate[column, w], var[column, w], n_with[column, w], n_without[column, w])
         mean, low, high = credit[w]
         session = session_ids[int(design.rows[last])]
         out.append(Window(first + 1, last + 1, session, effect, mean, low, high))
         first = last + 1
-    return OverTime(lesson_id, graded, injected, identified, reason, group, settings.strategy, tuple(out))
+    first = int(fitted.first_columns()[column])
+    apart = int(fitted.counts[first]) if first >= 0 else 0
+    return OverTime(lesson_id, graded, injected, identified, reason, group, settings.strategy, tuple(out), apart)
 
 
 def _credit_after(

@@ -304,10 +304,22 @@ def test_a_lessons_windows_are_its_sessions_after_its_first_ones(tmp_path: Path)
     # A (99 graded sessions) has its first min(20, 99 // 3) = 20 set apart in the claims fit (core.analysis.early):
     # its windows are cut among its 79 later sessions, the first window starting at the graded session after its
     # 20th; the credit posterior is still every session's (the last window's is today's)
-    ws, x, _, reward, _ = workspace(tmp_path)
+    ws, x, _, reward, category = workspace(tmp_path)
     over = ws.lesson_over_time(A)
     with_a = np.flatnonzero(x[:, 0])
-    assert len(with_a) == 99 and over.injected == 79 and over.graded == len(reward)
+    assert len(with_a) == 99 and over.injected == 79 and over.apart == 20 and over.graded == len(reward)
     assert len(over.windows) == window_count(79)
-    assert over.windows[0].first == 1  # the windows still cover the whole log (the first sessions as its control)
+    assert over.windows[0].first == 1  # the windows still cover the whole log
+    # its first 20 sessions fall in the first window: neither with it nor without it there (they counted as without).
+    # A window's sessions are counted in the baselines' groups (category x time block of 40 sessions: 240 sessions,
+    # 6 blocks) where its later sessions are: the sessions without it are those that share a category and a block
+    # with one of them and do not inject it
+    first = over.windows[0]
+    assert first.effect is not None and first.last >= with_a[19] + 1 and len(reward) == 240
+    in_window = np.arange(first.first - 1, first.last)
+    later = set(with_a[20:].tolist())
+    cell = category * 6 + np.arange(240) // 40
+    cells = {int(cell[r]) for r in in_window if r in later}
+    without = [r for r in in_window if cell[r] in cells and not x[r, 0]]
+    assert (first.effect.n_with, first.effect.n_without) == (len([r for r in in_window if r in later]), len(without))
     assert ws.lesson_over_time(B).group == ()  # no first sessions' column named as a lesson's partner

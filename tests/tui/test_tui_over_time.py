@@ -130,6 +130,16 @@ def test_the_summary_says_how_many_injections_each_window_holds(sizes: tuple[int
     assert said in view_of(over).summary
 
 
+def test_the_summary_says_the_first_sessions_set_apart() -> None:
+    """A lesson injected in 99 graded sessions has its first 20 set apart (a column of their own in the claims fit):
+    its 7 windows hold 11 or 12 of the other 79 each (79 = 7 x 11 + 2), which it said as "of its 79", as if it had
+    been injected 79 times."""
+    sizes = (12, 12, 11, 11, 11, 11, 11)
+    windows = tuple(Window(10 * i + 1, 10 * i + 10, f"s{i}", None, 0.4, 0.3, 0.5) for i in range(len(sizes)))
+    over = OverTime("tools/reading-large-files.md", 200, 79, False, "not identified", (), "seed", windows, apart=20)
+    assert "7 windows of the 200 graded sessions, 11 or 12 of its 79 each after its first 20 ·" in view_of(over).summary
+
+
 def test_a_window_effect_that_rounds_to_zero_reads_zero_as_everywhere_else() -> None:
     """On the demo after a few grades, workflow/check-ci-before-done.md's second window read "-0.000 [-0.13, +0.12]":
     an effect that rounds to zero is 0.000, no sign, on Analysis, a session's credits and `loo` (a value never says

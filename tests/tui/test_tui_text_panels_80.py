@@ -2,8 +2,9 @@
 nor a label parted from its number, as the panel is laid out again at its width after a resize. The
 numbers are the demo's workflow/resolve-merge-conflicts (Analysis' first row), as `lesson-credit loo
 --json` gives them: later half 0.10693 [-0.1035, 0.3174] in 10 sessions with it, naive Δ 0.1432 [0.0488,
-0.2377], by category ci-repair 0.1016 [-0.0855, 0.2887] in 6, feature 0.0411 [-0.2038, 0.2859] in 6 (its first
-10 of 31 sessions set apart, core/analysis/early.py: the halves and categories read the other 21)."""
+0.2377], by category ci-repair 0.1016 [-0.0855, 0.2887] in 6, feature 0.0411 [-0.2023, 0.2844] in 6 (its first
+10 of 31 sessions set apart, core/analysis/early.py: the halves and categories read the other 21, and count the 10
+as sessions neither with it nor without it: feature's 15 without, [-0.2038, 0.2859] when they counted)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from tests.tui.tui_fixture import burst, open_session, settle
 WHOLE = (  # each whole on one line at 80 columns
     "later +0.107 [-0.10, +0.32] (n 10)",
     "ci-repair +0.102 [-0.09, +0.29] (n 6)",
-    "feature +0.041 [-0.20, +0.29] (n 6)",
+    "feature +0.041 [-0.20, +0.28] (n 6)",
     "Δ +0.143  95% CI [+0.05, +0.24]",
 )
 
