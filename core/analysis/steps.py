@@ -301,11 +301,11 @@ def _best_splits(pos: IntArray, first: IntArray, end: IntArray, m: IntArray, lim
             out[j] = _tail(int(got[j]), int(total[j]), int(drawn[j]), int(before[j]), out is low)
     tail = np.minimum(low, high)
     best = np.minimum.reduceat(tail, start)
-    out = []
+    found = []
     for q in np.flatnonzero(2.0 * (m - 1) * best < limit).tolist():
         j = int(start[q]) + int(np.argmin(tail[start[q] : start[q] + k[q]]))
-        out.append((q, int(at[j]) if low[j] <= high[j] else int(at[j]) + 1))
-    return out
+        found.append((q, int(at[j]) if low[j] <= high[j] else int(at[j]) + 1))
+    return found
 
 
 def _tail(got: int, total: int, drawn: int, before: int, lower: bool) -> float:
