@@ -448,6 +448,17 @@ async def test_no_transcript_is_one_line(records_root: Path, session_id: str, sa
         assert view.message is not None and said in view.message and "\n" not in view.message
 
 
+async def test_no_transcript_says_why_once(records_root: Path) -> None:
+    """The heading line repeated the reason the box gives ("no trajectory: the record names none ..." twice on one
+    screen): the heading now says there is none, the box why."""
+    app = make_app(records_root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_transcript(pilot, "s3")
+        text = "\n".join(screen_text(app))
+        assert text.count("the record names none") == 1, text
+        assert "No transcript" in text
+
+
 async def test_a_transcript_outside_the_allowed_folders_is_refused(records_root: Path) -> None:
     records = records_root / "state/sessions/session-records.jsonl"
     records.write_text(records.read_text().replace("state/sessions/cc-s2.jsonl", "/etc/hostname"))

@@ -37,7 +37,7 @@ def info_text(data: TranscriptData | None, found: int | None, at: int, needle: s
     if data is None:
         return Text("Reading the trajectory…", style="italic")
     if data.text is None:
-        return Text(one_line(data.note or "no trajectory"), style="bold")
+        return Text("No transcript for this session", style="bold")  # (the box below says why)
     heading = [Text(phrase) for phrase in one_line(data.heading).split(" · ")]
     many = "s" if data.collapsed != 1 else ""
     shown = "expanded (x collapses)" if data.expanded else f"{data.collapsed} long message{many} collapsed (x expands)"
