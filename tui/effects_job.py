@@ -162,14 +162,15 @@ def _both(ws: Workspace, seed: int) -> dict[str, Any]:
     the other's answer, as two children would have (the failure's line under `errors`; its traceback on stderr)."""
     answers: dict[str, Any] = {}
     errors: dict[str, str] = {}
-    effects = ws.saved_effects()
-    if effects is None:
+    saved = ws.saved_effects()
+    if saved is None:
         with contextlib.suppress(Exception):  # (a failing part fails again below, alone, and is told there)
             ws.fit_both()
-    for kind, answer in (("effects", ws.effects), ("p_top_k", lambda: ws.p_top_k(seed=seed))):
-        if kind == "effects" and effects is not None:
-            answers[kind] = effects
-            continue
+    parts: dict[str, Callable[[], Any]] = {
+        "effects": ws.effects if saved is None else lambda: saved,
+        "p_top_k": lambda: ws.p_top_k(seed=seed),
+    }
+    for kind, answer in parts.items():
         try:
             answers[kind] = answer()
         except Exception as error:

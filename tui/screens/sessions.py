@@ -7,6 +7,7 @@ from functools import partial
 from typing import Any, ClassVar, cast
 
 import numpy as np
+import numpy.typing as npt
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -59,6 +60,7 @@ SESSION_SORTS: dict[str, tuple[str, Callable[..., Any]]] = {
     )
 }
 LESSON_PREFIX = "lesson:"
+IntRows = npt.NDArray[np.int64]
 
 
 class SessionsScreen(SortableScreen):
@@ -162,14 +164,8 @@ class SessionsScreen(SortableScreen):
         newest_first = self.sort_column == "time" and self.sort_reverse
         limit = MAX_ROWS if newest_first else len(self.view.table)  # another order needs every match
         # over the columns: SessionSummary objects only for the rows shown
-        if self.filter_text.lower().startswith(LESSON_PREFIX):
-            found = self.view.with_lesson(self.filter_text[len(LESSON_PREFIX) :].strip(), self.pending_only, limit)
-        else:
-            found = self.view.search.find(self.filter_text, self.pending_only, limit)
-        rows = found.rows
-        if not newest_first:
-            ordered = SESSION_SORTS[self.sort_column][1](self.view.table, np.sort(rows), descending=self.sort_reverse)
-            rows = ordered[:MAX_ROWS]
+        count, rows = self._matching(self.view, self.filter_text, self.pending_only, limit)
+        rows = rows[:MAX_ROWS]
         sessions = [self.view.table.summary(row) for row in rows.tolist()]
         if self.pending_only:  # not pending as the operator will find it: graded here (`n` goes by the same)
             writes = cast(Grading, self.app).writes
@@ -199,18 +195,18 @@ class SessionsScreen(SortableScreen):
         total = len(self.view.table)
         summary = Text()
         summary.append(f"{counted(total, 'session')} · {self.view.pending} pending")
-        if self.pending_only or self.filter_text or found.count > len(sessions):
+        if self.pending_only or self.filter_text or count > len(sessions):
             summary.append(f" · showing {len(sessions)}", style="bold")
-            if found.count > len(sessions):
+            if count > len(sessions):
                 if newest_first:
-                    summary.append(f" newest of {found.count} (filter with / to find older ones)", style="bold")
+                    summary.append(f" newest of {count} (filter with / to find older ones)", style="bold")
                 else:
                     first = f"first by {SESSION_SORTS[self.sort_column][0]}"
-                    summary.append(f" {first} of {found.count} (filter with / to narrow them)", style="bold")
+                    summary.append(f" {first} of {count} (filter with / to narrow them)", style="bold")
             if self.pending_only:
                 summary.append(" (pending only: v shows all)", style="italic")
         self.query_one("#sessions-summary", Static).update(summary)
-        self._no_matches(total, found.count)
+        self._no_matches(total, count)
 
     def _fit_category_column(self) -> None:
         """The category column as wide as the table leaves it: the columns after it whole or out of sight
@@ -288,6 +284,18 @@ class SessionsScreen(SortableScreen):
         still being written are skipped); a session opened from here goes on down the list with its own `n`."""
         await cast(Grading, self.app).open_next_pending(None)
 
+    def _matching(self, view: SessionsView, text: str, pending_only: bool, limit: int) -> tuple[int, IntRows]:
+        """(how many sessions `text` matches, their rows in the list's order): newest first up to `limit`; in any
+        other order every match, sorted (the order of `sessions --sort`)."""
+        if text.lower().startswith(LESSON_PREFIX):
+            found = view.with_lesson(text[len(LESSON_PREFIX) :].strip(), pending_only, limit)
+        else:
+            found = view.search.find(text, pending_only, limit)
+        rows = found.rows  # newest first
+        if not (self.sort_column == "time" and self.sort_reverse):
+            rows = SESSION_SORTS[self.sort_column][1](view.table, np.sort(rows), descending=self.sort_reverse)
+        return found.count, np.asarray(rows, dtype=np.int64)
+
     def list_order(self) -> tuple[ListOrder, SessionTable] | None:
         """Every session the filter matches (pending or not, none cut at the rows shown), in the list's order, as
         rows of `table`, with those pending when it was read; None before the list is read. Read once per list
@@ -299,14 +307,8 @@ class SessionsScreen(SortableScreen):
         key = (shown, self.sort_column, self.sort_reverse)
         if self._order is not None and self._order[0] is view and self._order[1] == key:
             return self._order[2], table
-        if shown.lower().startswith(LESSON_PREFIX):
-            found = view.with_lesson(shown[len(LESSON_PREFIX) :].strip(), False, len(table))
-        else:
-            found = view.search.find(shown, False, len(table))
-        rows = found.rows  # newest first
-        if not (self.sort_column == "time" and self.sort_reverse):
-            rows = SESSION_SORTS[self.sort_column][1](table, np.sort(rows), descending=self.sort_reverse)
-        order = ListOrder.of(np.asarray(rows, dtype=np.int64), view.search.pending_rows, len(table))
+        rows = self._matching(view, shown, False, len(table))[1]
+        order = ListOrder.of(rows, view.search.pending_rows, len(table))
         self._order = (view, key, order)
         return order, table
 
