@@ -42,15 +42,21 @@ def keyword_problem(keyword: str) -> str | None:
     each a pass over every journal (`a*a*...*b` of 400 parts took minutes and GBs); a keyword longer than
     KEYWORD_MAX_CHARS, which the automaton's pass costs up to its length at each character of a journal that
     repeats its start (`a` x 30,000 over 300 KB of `a`s: 40 s a command)."""
-    shown = repr(keyword) if len(keyword) <= 60 else repr(keyword[:57]) + "..."
     if "*" in keyword and (parts := literal_parts(keyword)) > WILDCARD_MAX_PARTS:
         return (
-            f"keyword {shown} has {parts} literal parts between its '*'s (at most {WILDCARD_MAX_PARTS} are "
+            f"keyword {_shown(keyword)} has {parts} literal parts between its '*'s (at most {WILDCARD_MAX_PARTS} are "
             "matched); keyword ignored"
         )
     if len(keyword) > KEYWORD_MAX_CHARS:
-        return f"keyword {shown} is {len(keyword):,} characters long (at most {KEYWORD_MAX_CHARS}); keyword ignored"
+        return (
+            f"keyword {_shown(keyword)} is {len(keyword):,} characters long (at most {KEYWORD_MAX_CHARS}); "
+            "keyword ignored"
+        )
     return None
+
+
+def _shown(keyword: str) -> str:
+    return repr(keyword) if len(keyword) <= 60 else repr(keyword[:57]) + "..."
 
 
 def past_cap_reason(beyond: int, over: str = "journal") -> str:

@@ -36,6 +36,7 @@ from lesson_credit.core.base.gc_pause import gc_paused
 from lesson_credit.core.library.casefold import NOT_WORD_SAME_LETTER, lower_same_length
 from lesson_credit.core.library.casefold import casekey as casekey  # (tests and callers import it from here)
 from lesson_credit.core.library.keyword_limits import (
+    KEYWORD_MAX_CHARS,
     WILDCARD_MAX_PARTS,
     WILDCARD_MAX_PER_LESSON,
     collapse_stars,
@@ -56,6 +57,8 @@ def normalize_keyword(raw: str) -> str | None:
     """The keyword as matched, or None when it does not count: empty, only ``*``, a wildcard of more than
     WILDCARD_MAX_PARTS literal parts, or longer than KEYWORD_MAX_CHARS (`keyword_problem`; lint reports it)."""
     keyword = raw.strip()
+    if "*" not in keyword:  # the common case, what `keyword_problem` says of it without its message
+        return keyword if keyword and len(keyword) <= KEYWORD_MAX_CHARS else None
     if not keyword.replace("*", "").strip() or keyword_problem(keyword) is not None:
         return None
     return keyword
