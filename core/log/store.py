@@ -36,7 +36,10 @@ def lock_timeout() -> float:
     return value
 
 
-CHUNK_BYTES = 32 * 1024 * 1024  # a big log is decoded this much at a time
+# A big log is decoded this much at a time. Under glibc's largest mmap threshold (32 MB): a freed chunk's memory
+# is then reused for the next, where each 32 MB read mapped fresh pages (their faults and zeroing: the cold read
+# of a million sessions 10.3-10.5 s against 9.0-9.1 s, reading a half log's bytes 0.30-0.70 s against 0.13-0.16 s).
+CHUNK_BYTES = 16 * 1024 * 1024
 BOM = b"\xef\xbb\xbf"  # a UTF-8 byte order mark (an editor on Windows saves one): no data at the log's start
 
 
