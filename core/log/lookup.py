@@ -10,6 +10,7 @@ hashes per block, not a million ids.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import repeat
 
 import numpy as np
 import numpy.typing as npt
@@ -28,7 +29,10 @@ def id_hash(session_id: str) -> int:
 
 
 def id_hashes(session_ids: Sequence[str]) -> U64:
-    return np.fromiter((id_hash(sid) for sid in session_ids), dtype=np.uint64, count=len(session_ids))
+    """`id_hash` of each id (through `map` of the builtins: no Python frame per id, about twice as fast)."""
+    n = len(session_ids)
+    encoded = map(str.encode, session_ids, repeat("utf-8", n), repeat("surrogatepass", n))
+    return np.fromiter(map(xxhash.xxh3_64_intdigest, encoded), dtype=np.uint64, count=n)
 
 
 def hash_table(session_ids: Sequence[str]) -> tuple[U64, npt.NDArray[np.int32]]:
