@@ -74,7 +74,7 @@ from lesson_credit.core.analysis.joint_solve import GRID as GRID
 from lesson_credit.core.analysis.joint_solve import NOISE_MIN as NOISE_MIN
 from lesson_credit.core.analysis.joint_solve import neg2_loglik as neg2_loglik
 from lesson_credit.core.analysis.joint_solve import solve_gram
-from lesson_credit.core.analysis.steps import Steps, find_steps
+from lesson_credit.core.analysis.steps import Steps, find_steps, pair_codes
 from lesson_credit.core.base.ids import one_form
 from lesson_credit.core.log.snapshot import FoldData
 from lesson_credit.core.model.kinds import kind_of as kind_of
@@ -180,7 +180,9 @@ class Design:
             step = self.steps.codes(self.category[lo:hi], agent, np.arange(lo, hi))
             n_steps = self.steps.count
         category, n_blocks = self.category[lo:hi], self.n_blocks
-        cell, n_cells = time_groups(self.category, n_blocks)  # (the whole log's, whatever the span)
+        # Per category and agent (the whole log's, whatever the span): an agent whose baseline moves unlike the
+        # others' (another model, harder work) was read within shared blocks, its rise credited to its lessons.
+        cell, n_cells = time_groups(pair_codes(self.category, self.agent, self.n_agents), n_blocks)
         return indicators(
             hi - lo,
             category,

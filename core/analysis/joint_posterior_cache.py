@@ -27,7 +27,7 @@ from lesson_credit.core.base.sealed import seal, unseal
 from lesson_credit.core.log.snapshot import FoldData
 
 CACHE_NAME = "joint-posterior.msgpack"
-CACHE_VERSION = 24  # 2: time blocks, `--during` lessons left out; 3: per-category deviations; 4: read within blocks
+CACHE_VERSION = 25  # 2: time blocks, `--during` lessons left out; 3: per-category deviations; 4: read within blocks
 # and agents; 5: baselines refitted with them; 6: solved to their fixed point; 7: `Code` is `code`; 8: time-only
 # lessons from the prior; 9: blocks from 24 graded sessions; 10: NFC kinds and graders; 11: kinds printed NFC; 12: a
 # switch at a block's start is time-only; 13: kinds named by all sessions' spelling; 14: 3 blocks at 50-70 sessions;
@@ -37,6 +37,7 @@ CACHE_VERSION = 24  # 2: time blocks, `--during` lessons left out; 3: per-catego
 # 21: a cell without an estimate keeps its deviation's prior variance; 22: nearly one switch (a stray, a gap):
 # time-only; 23: the baseline steps where the design switches inside a block, time-only what they leave little of;
 # 24: a category's own time blocks, steps at a lesson's best split and at a new lesson's first injection
+# 25: time blocks per category and agent
 CACHE_MAGIC = b"lesson-credit joint-posterior 1\n"
 CACHE_MAX_BYTES = 1 << 30
 

@@ -40,8 +40,9 @@ BoolArray = npt.NDArray[np.bool_]
 # also where the selection chose a lesson that was no candidate, or one lesson in two spellings; 12: the fit's baseline
 # steps where the design switches inside a time block (core/analysis/steps.py), a lesson they leave less than a fifth
 # of its precision at 0 (the rule of 9 gone); 13: a category's own time blocks (12 sessions a block or more), steps
-# at a lesson's best split within a block and at a new lesson's first injection judged against the log so far
-EFFECTS_VERSION = 13
+# at a lesson's best split within a block and at a new lesson's first injection judged against the log so far; 14:
+# time blocks per category and agent
+EFFECTS_VERSION = 14
 
 
 def timed_arms(design: Design) -> BoolArray:

@@ -64,11 +64,13 @@ def dense(events: list[dict[str, Any]], arm_ids: tuple[str, ...], floor: float) 
     return z, x, np.array([e["base_reward"] for e in graded])
 
 
-def category_of(events: list[dict[str, Any]]) -> Any:
-    """Each graded session's category code (sorted names)."""
+def cell_of(events: list[dict[str, Any]]) -> Any:
+    """Each graded session's (category, agent) pair as one code (sorted names): the sessions whose time blocks
+    are their own when the pair has 12 graded sessions a block or more (docs/estimates.md "Time")."""
     graded = [e for e in events if e["base_reward"] is not None]
     cats = sorted({e.get("category") or "" for e in graded})
-    return np.array([cats.index(e.get("category") or "") for e in graded])
+    agents = sorted({e["agent"] for e in graded})
+    return np.array([cats.index(e.get("category") or "") * len(agents) + agents.index(e["agent"]) for e in graded])
 
 
 def test_agent_effects_match_dense_least_squares(tmp_path: Path) -> None:
@@ -81,7 +83,7 @@ def test_agent_effects_match_dense_least_squares(tmp_path: Path) -> None:
     z, x, y = dense(events, data.arm_ids, floor)
     # 272 graded sessions (1 in 11 is not): 2 log2(272 / 25) = 6.9 -> 6 time blocks
     assert len(y) == 272 and fit.n_blocks == 6
-    z = np.hstack([z, time_columns(272, 6, category_of(events))])
+    z = np.hstack([z, time_columns(272, 6, cell_of(events))])
     coef, cov, sigma2 = ridge_reference(z, x, y, lam)  # categories, agents and time blocks unpenalised
     assert fit.coef == pytest.approx(coef, abs=1e-10)
     assert np.linalg.matrix_rank(z) == z.shape[1]  # full column rank: 3 categories + 2 agents + 5 blocks
@@ -132,7 +134,7 @@ def test_agent_effect_recovers_the_truth_better_than_without(tmp_path: Path) -> 
     # the same numbers written out: the least-squares fit with an intercept and an agent indicator,
     # at the fit's own penalty
     z, x, y = dense(events, data.arm_ids, 0.3)
-    z = np.hstack([z, time_columns(800, 10, category_of(events))])  # 800 sessions: 2 log2(800 / 25) = 10 time blocks
+    z = np.hstack([z, time_columns(800, 10, cell_of(events))])  # 10 blocks; 400 an agent: its own
     assert with_agents.n_blocks == 10
     lam, k = with_agents.penalty, z.shape[1]
     full = np.vstack([np.hstack([z, x]), np.hstack([np.zeros((3, k)), math.sqrt(lam) * np.eye(3)])])

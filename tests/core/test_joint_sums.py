@@ -64,10 +64,13 @@ def dense_model(
     z = np.array([[float((e.get("category") or "") == c) for c in cats] for _, e in graded])
     # docs: none below 24 graded sessions, 2 from 24 to 49, then floor(2 log2(n / 25))
     blocks = 0 if n < 24 else max(2, int(math.floor(2 * math.log2(n / 25) + 1e-9)))
-    if blocks > 1:
-        z = np.hstack([z, time_columns(n, blocks, z.argmax(axis=1))])
+    cell = z.argmax(axis=1)  # the sessions' time groups: per category, and per agent when there are agents
     if agents is not None:
         names = sorted({agents[i] for i, _ in graded})
+        cell = cell * len(names) + np.array([names.index(agents[i]) for i, _ in graded])
+    if blocks > 1:
+        z = np.hstack([z, time_columns(n, blocks, cell)])
+    if agents is not None:
         z = np.hstack([z, np.array([[float(agents[i] == a) for a in names[1:]] for i, _ in graded])])
     x = np.zeros((n, len(arm_ids)))
     for row, (_, e) in enumerate(graded):
