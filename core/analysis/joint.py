@@ -171,16 +171,23 @@ class Design:
         group (`joint_ops.indicators`)."""
         return self.span_indicators(0, self.n, steps)
 
+    @cached_property
+    def _time(self) -> tuple[IntArray | None, IntArray | None, int]:
+        """Each session's time block (None: no time blocks) and time group (`joint_ops.time_groups`), and the
+        groups' number: the whole log's, read by every span's `span_indicators` (made once, not per span)."""
+        block = block_codes(self.n, self.n_blocks) if self.n_blocks > 1 else None
+        return (block, *time_groups(self.category, self.n_blocks))
+
     def span_indicators(self, lo: int, hi: int, steps: bool = True) -> tuple[Any, IntArray]:
         """`indicators` of the sessions lo..hi-1 (their rows of Z; the groups coded among them)."""
-        block = block_codes(self.n, self.n_blocks)[lo:hi] if self.n_blocks > 1 else None
+        whole_block, cell, n_cells = self._time  # (the whole log's, whatever the span)
+        block = None if whole_block is None else whole_block[lo:hi]
         agent = None if self.agent is None else self.agent[lo:hi]
         step, n_steps = None, 0
         if steps and self.steps is not None and self.steps.count:
             step = self.steps.codes(self.category[lo:hi], agent, np.arange(lo, hi))
             n_steps = self.steps.count
         category, n_blocks = self.category[lo:hi], self.n_blocks
-        cell, n_cells = time_groups(self.category, n_blocks)  # (the whole log's, whatever the span)
         return indicators(
             hi - lo,
             category,
