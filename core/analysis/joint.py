@@ -62,6 +62,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from lesson_credit.core.analysis.cross import add_cross
 from lesson_credit.core.analysis.joint_keys import column_keys
 from lesson_credit.core.analysis.joint_ops import (
     CROSS_DENSE_MAX,
@@ -497,7 +498,7 @@ def sums(sessions: Design, entries: Callable[[int, int], Entries], block: int) -
         row, arm, w = entries(lo, hi)
         x = sparse.csr_matrix((w, (row, arm)), shape=(hi - lo, n_arms))
         if dense:
-            _add_cross(cross, x)
+            add_cross(cross, x)
         else:
             kept.append(x)
         zx += (z.T @ x).toarray()
@@ -509,14 +510,6 @@ def sums(sessions: Design, entries: Callable[[int, int], Entries], block: int) -
         return Sums(cross, zx, xy, count, weight, ginv, rank, zy, yy, y2, key=key)
     x = sparse.vstack(kept, format="csr") if kept else sparse.csr_matrix((0, n_arms))
     return Sums(None, zx, xy, count, weight, ginv, rank, zy, yy, y2, x, key)
-
-
-def _add_cross(cross: FloatArray, x: Any) -> None:
-    """Add a block's X'X to `cross` (a dense array)."""
-    product = (x.T @ x).tocsr()
-    product.sum_duplicates()
-    coo = product.tocoo()
-    cross[coo.row, coo.col] += coo.data
 
 
 def fit_sums(
