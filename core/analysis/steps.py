@@ -229,10 +229,13 @@ def _log_choose(a: npt.NDArray[Any], b: npt.NDArray[Any]) -> FloatArray:
 
         result: FloatArray = gammaln(a + 1.0) - gammaln(b + 1.0) - gammaln(a - b + 1.0)
         return result
-    whole_c = whole_a - whole_b
-    top = max((int(v.max()) for v in (whole_a, whole_b, whole_c) if v.size), default=0)
-    table = _log_factorials(top)
-    out: FloatArray = _log_gamma1(whole_a, table) - _log_gamma1(whole_b, table) - _log_gamma1(whole_c, table)
+    top = max((int(v.max()) for v in (whole_a, whole_b, whole_a - whole_b) if v.size), default=0)
+    return _choose(whole_a, whole_b, _log_factorials(top))
+
+
+def _choose(a: IntArray, b: IntArray, table: FloatArray) -> FloatArray:
+    """`_log_choose` of counts a, b (and a - b) that `table` covers, as it computes it."""
+    out: FloatArray = _log_gamma1(a, table) - _log_gamma1(b, table) - _log_gamma1(a - b, table)
     return out
 
 
@@ -342,9 +345,12 @@ def _best_splits(pos: IntArray, first: IntArray, end: IntArray, m: IntArray, lim
     # the tails only where the point itself (a tail holds it) is below the limit: the rest cannot pass
     bar = np.log(limit) - np.log(2.0 * (total - 1))
     low, high = np.ones(len(at)), np.ones(len(at))
+    table = _log_factorials(int(m.max()))  # (every count below is at most its group's m)
     for out, got, before, edge in ((low, index, at, at >= 1), (high, index + 1, at + 1, at + 1 <= total - 1)):
-        t, d, c, b = (a.astype(np.int64, copy=False) for a in (total, drawn, got, before))  # (counts: `_log_choose`)
-        point = _log_choose(d, c) + _log_choose(np.maximum(t - d, 0), np.clip(b - c, 0, None)) - _log_choose(t, b)
+        t, d, c, b = (a.astype(np.int64, copy=False) for a in (total, drawn, got, before))
+        point = (
+            _choose(d, c, table) + _choose(np.maximum(t - d, 0), np.clip(b - c, 0, None), table) - _choose(t, b, table)
+        )
         tell = np.flatnonzero(edge & (b - c <= t - d) & (point < bar))
         for j in tell.tolist():
             out[j] = _tail(int(got[j]), int(total[j]), int(drawn[j]), int(before[j]), out is low)
