@@ -62,6 +62,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from lesson_credit.core.analysis.cross import add_cross
 from lesson_credit.core.analysis.joint_keys import column_keys
 from lesson_credit.core.analysis.joint_ops import (
     CROSS_DENSE_MAX,
@@ -171,18 +172,25 @@ class Design:
         group (`joint_ops.indicators`)."""
         return self.span_indicators(0, self.n, steps)
 
+    @cached_property
+    def _time(self) -> tuple[IntArray | None, IntArray | None, int]:
+        """Each session's time block (None: no time blocks) and time group (`joint_ops.time_groups`), and the
+        groups' number: the whole log's, read by every span's `span_indicators` (made once, not per span). The groups
+        are per category and agent: an agent whose baseline moves unlike the others' (another model, harder work) was
+        read within shared blocks, its rise credited to its lessons."""
+        block = block_codes(self.n, self.n_blocks) if self.n_blocks > 1 else None
+        return (block, *time_groups(pair_codes(self.category, self.agent, self.n_agents), self.n_blocks))
+
     def span_indicators(self, lo: int, hi: int, steps: bool = True) -> tuple[Any, IntArray]:
         """`indicators` of the sessions lo..hi-1 (their rows of Z; the groups coded among them)."""
-        block = block_codes(self.n, self.n_blocks)[lo:hi] if self.n_blocks > 1 else None
+        whole_block, cell, n_cells = self._time  # (the whole log's, whatever the span)
+        block = None if whole_block is None else whole_block[lo:hi]
         agent = None if self.agent is None else self.agent[lo:hi]
         step, n_steps = None, 0
         if steps and self.steps is not None and self.steps.count:
             step = self.steps.codes(self.category[lo:hi], agent, np.arange(lo, hi))
             n_steps = self.steps.count
         category, n_blocks = self.category[lo:hi], self.n_blocks
-        # Per category and agent (the whole log's, whatever the span): an agent whose baseline moves unlike the
-        # others' (another model, harder work) was read within shared blocks, its rise credited to its lessons.
-        cell, n_cells = time_groups(pair_codes(self.category, self.agent, self.n_agents), n_blocks)
         return indicators(
             hi - lo,
             category,
@@ -492,7 +500,7 @@ def sums(sessions: Design, entries: Callable[[int, int], Entries], block: int) -
         row, arm, w = entries(lo, hi)
         x = sparse.csr_matrix((w, (row, arm)), shape=(hi - lo, n_arms))
         if dense:
-            _add_cross(cross, x)
+            add_cross(cross, x)
         else:
             kept.append(x)
         zx += (z.T @ x).toarray()
@@ -504,14 +512,6 @@ def sums(sessions: Design, entries: Callable[[int, int], Entries], block: int) -
         return Sums(cross, zx, xy, count, weight, ginv, rank, zy, yy, y2, key=key)
     x = sparse.vstack(kept, format="csr") if kept else sparse.csr_matrix((0, n_arms))
     return Sums(None, zx, xy, count, weight, ginv, rank, zy, yy, y2, x, key)
-
-
-def _add_cross(cross: FloatArray, x: Any) -> None:
-    """Add a block's X'X to `cross` (a dense array)."""
-    product = (x.T @ x).tocsr()
-    product.sum_duplicates()
-    coo = product.tocoo()
-    cross[coo.row, coo.col] += coo.data
 
 
 def fit_sums(

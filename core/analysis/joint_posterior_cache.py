@@ -49,9 +49,11 @@ def fingerprint(
     h = xxhash.xxh3_128()
     h.update(f"{CACHE_VERSION}|{floor!r}|{tau_min!r}|{data.n_sessions}|".encode())
     h.update("\x00".join(data.arm_ids).encode("utf-8", "surrogatepass"))
-    for array in (data.base, data.entry_session, data.entry_arm, data.entry_salience, data.during):
+    for part in ("base", "session", "arm", "salience", "during"):  # (each column's bytes, the entries' read in pieces)
         h.update(b"|")
-        h.update(np.ascontiguousarray(array).tobytes())
+        whole = part in ("base", "during")
+        for piece in [getattr(data, part)] if whole else data.entry_pieces(part):
+            h.update(np.ascontiguousarray(piece).data)
     for names in (categories, agents):
         h.update(f"|{len(names)}|".encode())
         h.update("\x00".join("\x01" if name is None else name for name in names).encode("utf-8", "surrogatepass"))

@@ -10,7 +10,7 @@ only recomputes one block.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -138,6 +138,18 @@ class FoldData(Struct, frozen=True, dict=True, eq=False):
     def entry_slice(self, start: int, stop: int) -> tuple[npt.NDArray[np.int32], FloatArray, npt.NDArray[np.int32]]:
         """(arm, salience, session row) of entries [start, stop)."""
         return *self.entry_arms(start, stop), self.entries.session.span(start, stop)
+
+    def entry_pieces(self, name: str, size: int = 1 << 20) -> Iterator[npt.NDArray[Any]]:
+        """The entry column `name` ("arm", "salience" or "session") in pieces of `size` entries, in order: for a
+        reader of every entry once (a hash), which need not gather the column whole (a copy of it: at a million
+        sessions ~1 s and 40-80 MB a column); the whole column when it is gathered already."""
+        whole = self.__dict__.get(f"entry_{name}")
+        if whole is not None:
+            yield whole
+            return
+        column, n = getattr(self.entries, name), self.entries.n_entries
+        for lo in range(0, n, size):
+            yield column.span(lo, min(lo + size, n))
 
     @cached_property
     def graders(self) -> tuple[str | None, ...]:

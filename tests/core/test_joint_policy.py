@@ -213,6 +213,30 @@ def test_a_damaged_cache_is_refitted_with_a_note(tmp_path: Path, capsys: pytest.
         jpc.decode(cache.read_bytes(), other_key)
 
 
+def test_the_fingerprint_hashes_the_entry_columns_without_gathering_them(tmp_path: Path) -> None:
+    # the cache's key, read a piece of each entry column at a time, is xxh3-128 of the columns written out whole
+    import xxhash
+
+    root = tiny_workspace(tmp_path)
+    ws = Workspace(root, clock=fixed_clock)
+    data, categories, agents = ws.data(), ws.session_categories(), ws.session_agents()
+    key = jpc.fingerprint(data, categories, agents, 0.3, jp.POLICY_TAU_MIN)
+    assert "entry_arm" not in data.__dict__  # not gathered for the hash
+    for name in ("arm", "salience", "session"):
+        pieces = list(data.entry_pieces(name, size=3))
+        assert len(pieces) > 1 and np.array_equal(np.concatenate(pieces), getattr(data, f"entry_{name}"))
+    h = xxhash.xxh3_128()
+    h.update(f"{jpc.CACHE_VERSION}|{0.3!r}|{jp.POLICY_TAU_MIN!r}|{data.n_sessions}|".encode())
+    h.update("\x00".join(data.arm_ids).encode())
+    for array in (data.base, data.entry_session, data.entry_arm, data.entry_salience, data.during):
+        h.update(b"|" + np.ascontiguousarray(array).tobytes())
+    for names in (categories, agents):
+        h.update(f"|{len(names)}|".encode())
+        h.update("\x00".join("\x01" if name is None else name for name in names).encode())
+    assert key == h.hexdigest()
+    assert jpc.fingerprint(data, categories, agents, 0.3, jp.POLICY_TAU_MIN) == key  # (gathered now: the same)
+
+
 # ---------------------------------------------------------------- config and CLI
 
 

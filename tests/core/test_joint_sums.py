@@ -243,3 +243,28 @@ def test_loo_reads_the_injections_once_and_fits_them_as_the_log_fit_does(
     assert np.array_equal(fitted.coef, streamed.coef, equal_nan=True)
     assert np.array_equal(fitted.coef_sd, streamed.coef_sd, equal_nan=True)
     assert (fitted.penalty, fitted.noise_sd) == (streamed.penalty, streamed.noise_sd)
+
+
+def test_cross_products_summed_from_the_pairs_equal_the_dense_product() -> None:
+    # a block's X'X added to a running sum, against X written out densely: weights of a few quarters, so every
+    # product and sum is exact in floating point whatever the order of the additions (array_equal, not approx);
+    # sessions of 0-12 lessons, one of 700 (a chunk of its own), an empty block, and past the pairs' width limit
+    from scipy import sparse
+
+    from lesson_credit.core.analysis.cross import PAIRS_DENSE_MAX, add_cross
+
+    rng = np.random.default_rng(36)
+    for n, p in ((1, 1), (900, 40), (5000, 800), (300, PAIRS_DENSE_MAX + 1), (0, 5)):
+        sizes = rng.integers(0, min(p, 12) + 1, n)
+        if n > 1:
+            sizes[n // 2] = min(p, 700)
+        rows = np.repeat(np.arange(n), sizes)
+        arms = np.concatenate([rng.choice(p, k, replace=False) for k in sizes.tolist()] + [np.zeros(0, dtype=int)])
+        weights = rng.choice([0.0, 0.25, 0.5, 0.75, 1.0], len(rows))
+        x = sparse.csr_matrix((weights, (rows, arms)), shape=(n, p))
+        dense = np.zeros((n, p))
+        dense[rows, arms] = weights
+        start = rng.integers(0, 8, (p, p)) / 4.0  # (what earlier blocks summed)
+        cross = start.copy()
+        add_cross(cross, x)
+        assert np.array_equal(cross, start + dense.T @ dense)
