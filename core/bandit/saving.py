@@ -44,6 +44,8 @@ Identity = tuple[int, int, int, int]  # a file as a stat sees it: device, inode,
 class StateKept(StoreError):
     """bandit-state.json was changed by another tool since we wrote it, and was left as it is."""
 
+    logged: tuple[str, ...] = ()  # what was logged of it all the same (said in the message too)
+
 
 class StateToReplace(StateKept):
     """bandit-state.json was left as it is, and only replacing it brings it back: a save that cannot be logged
