@@ -153,6 +153,7 @@ class StateFile(WrittenCopies):
         said: tuple[str, ...] = ()
         try:
             self._refuse_missing_log(locked)
+            said += self.late_save()  # (a save of gptme's landed in a file replaced as crashed: put back, then logged)
             linked = self._hard_linked()
             for attempt in range(STATE_ATTEMPTS):  # again from the file as it is, when it was saved meanwhile
                 was = interop.state_bytes(self.state_path)  # (before its increments are logged: a save after)

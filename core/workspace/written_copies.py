@@ -17,7 +17,7 @@ import msgspec
 from msgspec import Struct
 
 from lesson_credit.core.bandit import increments as foreign
-from lesson_credit.core.bandit import interop
+from lesson_credit.core.bandit import interop, saving
 from lesson_credit.core.bandit.saving import StateToReplace
 from lesson_credit.core.base.clock import iso_micro
 from lesson_credit.core.base.files import atomic_write, set_aside
@@ -259,6 +259,33 @@ class WrittenCopies(Analysis):
         return told if foreign.grows_from(state, told) else written
 
     # ---- a save of one load kept as it is (TwoLoads): the base of gptme's later saves there
+
+    def late_save(self, put_back: bool = True) -> tuple[str, ...]:
+        """A save of gptme's that landed after we replaced the own file as one that crashed half-way (it was only
+        paused past saving.SAVE_WINDOW_S: `saving.landed_aside`), said: `put_back` at the file's name while the file
+        there is as we wrote it (the rewrite that follows logs it, as any save of the file it loaded), else kept aside
+        with what to do, and forgotten once an import logged it from there. (): none."""
+        if (text := saving.landed_aside(self.state_path)) is None:
+            return ()
+        aside = saving.aside_path(self.state_path)
+        created = interop.read_state(aside, text).get("created")
+        if isinstance(created, str) and self._reader.index.exports.saved(created, str(aside.resolve())) is not None:
+            with contextlib.suppress(OSError):  # (imported: its sessions are in the log)
+                aside.unlink()
+            return ()
+        what = (
+            f"gptme's bandit finished a save of {self.state_path.name} after lesson-credit had taken it for one that "
+            f"crashed half-way (paused over {saving.SAVE_WINDOW_S:g} s) and replaced the file"
+        )
+        with contextlib.suppress(OSError):
+            mine, state = os.stat(self.state_path), interop.read_state(self.state_path)
+            if put_back and state and interop.written_by_us(state) and saving.put_back(self.state_path, text, mine):
+                aside.unlink()
+                return (f"{what}: that save is put back at the file's name",)
+        return (
+            f"{what}: it is kept at {aside}, in neither the file nor the log (`lesson-credit import-gptme {aside}` "
+            "logs its sessions)",
+        )
 
     def _held_path(self) -> Path:
         """Where the own file found to be a save of one load that cannot be told (TwoLoads) is kept, as the base of
