@@ -134,7 +134,7 @@ class EarlierCopies(StateFile):
         sessions = saved.sessions if saved is not None else min(interop.file_sessions(existing), logged)
         own_file = path.resolve() == self.state_path.resolve()  # (gptme's prune there: an arm made again, below)
         again = foreign.MadeAgain({}, interop.file_sessions(existing) - sessions, created)
-        bound = _written_after(stamped, existing["arms"], created)  # (our write was after that session)
+        bound = _written_after(stamped, existing["arms"], created, _unscored_then(self._reader.index.grades, late))
         base: dict[str, foreign.Counts] = {}
         for key, entry in existing["arms"].items():
             counts = foreign.file_counts(existing, [key])[key]
@@ -274,21 +274,49 @@ def other_names(path: Path) -> OtherNames:
     return OtherNames(same, gone)
 
 
-def _written_after(stamped: dict[str, tuple[int, str, int]], arms: dict[str, Any], created: str) -> int:
+def _written_after(
+    stamped: dict[str, tuple[int, str, int]], arms: dict[str, Any], created: str, unscored: Callable[[str, int], bool]
+) -> int:
     """The latest session row a write of ours that left the file (its time `created`) came after, from the stamps
     it bears (`_stamped`: each key's first session at its stamp's time; -1: none). A stamp later than `created` is
     no such sign: a write never stamps an arm with a session logged after it, and gptme's bandit stamps an arm it
     updates with its clock's time, which a session of the log logged since (a hook logging gptme's session under
-    that time, say) may bear exactly."""
+    that time, say) may bear exactly. Nor is one naming a session not scored when that write was (`unscored`): we
+    stamp an arm with its latest graded session, and gptme's clock, behind ours, may stamp at or before `created`
+    the time a session logged since bears. (A sign left out reads the arm against more of what we may have written:
+    its update is then taken for one over ours, and the file kept, rather than made again and counted twice.)"""
     written = _moment(created)
     found = -1
     for key, (_, _, first) in stamped.items():
         entry = arms.get(key)
         stamp = _moment(entry.get("last_updated")) if isinstance(entry, dict) else None
-        if written is not None and stamp is not None and stamp > written:
+        if (written is not None and stamp is not None and stamp > written) or unscored(created, first):
             continue
         found = max(found, first)
     return found
+
+
+def _unscored_then(grades: Any, late: LateGrades) -> Callable[[str, int], bool]:
+    """Whether a session row was first scored (`late.scored`) on a line after a grade event dated later than `created`
+    (a grade's time is our clock's when it was logged, to the second, so that grade came after the write of that
+    `created`): it had no score when that file was written. The grades are read when first asked (a stamp to tell)."""
+    cut: list[int | None] = []
+
+    def unscored(created: str, row: int) -> bool:
+        if not cut:
+            written = _moment(created)
+            later = (line for line, grade in grades if written is not None and _after(grade.timestamp, written))
+            cut.append(min(later, default=None))
+        first = int(late.scored[row])
+        return cut[0] is not None and first > cut[0]
+
+    return unscored
+
+
+def _after(text: object, moment: dt.datetime) -> bool:
+    """Whether the time `text` (a logged one; None: none) is later than `moment`."""
+    when = _moment(text)
+    return when is not None and when > moment
 
 
 def _moment(text: object) -> dt.datetime | None:
