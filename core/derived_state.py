@@ -68,6 +68,8 @@ def check_state(ws: Workspace) -> StateCheck | None:
         ws.guard.replaceable(path)  # a link to the log or config.toml: neither read as one nor replaced
     except StoreError as exc:
         return StateCheck(str(exc), True)
+    if late := ws.late_save(put_back=False):  # (a save of gptme's landed aside: the rewrite puts it back)
+        return StateCheck(late[0], False)
     try:
         raw = read_regular(path, STATE_MAX_BYTES)
     except FileNotFoundError:

@@ -177,6 +177,9 @@ class MadeAgain(Struct, frozen=True):
     stamps: dict[str, str]
     sessions: int
     created: str | None = None
+    # with no copy left: per key, the stamps of gptme's the log's increments events saw (`seen`), and the keys one saw
+    # without a stamp (a version before): an arm stamped otherwise in gptme's form was stamped since our write
+    logged: tuple[frozenset[tuple[str, str]], frozenset[str]] | None = None
 
     def of(self, key: str, entry: dict[str, Any], was: tuple[float, ...], now: tuple[float, ...]) -> bool:
         """An arm of the file with a copy of ours left: `was` as the copy holds it (its stamp `stamps[key]`; a key
@@ -215,13 +218,28 @@ class MadeAgain(Struct, frozen=True):
     ) -> bool:
         """Whether the arm `entry`, its numbers `now`, is as we wrote it: stamped in gptme's form before our write
         (its stamp of an update logged before, which our write kept: gptme restamps an arm it updates since) and
-        at a reading of what we wrote (`written()`)."""
+        at a reading of what we wrote (`written()`). Not known so when no increments event saw that stamp (`fresh`):
+        gptme's arm made again on a clock behind ours, at numbers we wrote, reads so too (said: `_unchanged_said`)."""
         stamp = entry.get("last_updated")
         if not isinstance(stamp, str) or not GPTME_STAMP.fullmatch(stamp) or self._stamped_since(entry):
             return False
         if self._written_at() is None or (readings := written()) is None:
             return False
         return any(_same_numbers(was[:3], now[:3]) for was in readings)
+
+    def fresh(self, key: str, entry: dict[str, Any]) -> bool:
+        """Whether the arm `entry` of `key`, in a file whose `created` is a write of ours (to the microsecond), bears a
+        stamp of gptme's form that no increments event of the log saw for that key (`logged`; a key one saw without
+        a stamp, logged by a version before stamps: not known so). A write of ours keeps a stamp of gptme's only from
+        an update it logged, which saw it; so such a stamp is gptme's since our write whatever its clock says, or the
+        time of a session of another log (a file copied from another workspace): the two are not told apart."""
+        stamp = entry.get("last_updated")
+        if self.logged is None or not isinstance(stamp, str) or not GPTME_STAMP.fullmatch(stamp):
+            return False
+        if not isinstance(self.created, str) or not OUR_CREATED.fullmatch(self.created):
+            return False
+        seen, unstamped = self.logged
+        return key not in unstamped and (key, stamp) not in seen
 
     def _written_at(self) -> dt.datetime | None:
         """The file's `created` (the time of our write) as an aware time; None when it is none."""
@@ -353,6 +371,7 @@ def _plain(n: FileNumbers) -> dict[str, Any]:
 
 # gptme's bandit stamps an arm it updates with its clock's isoformat, aware, to the microsecond (`+00:00`)
 GPTME_STAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00")
+OUR_CREATED = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z")  # a `created` we write
 
 
 def file_stamps(state: dict[str, Any], keys: Iterable[str]) -> dict[str, str]:

@@ -29,7 +29,14 @@ from lesson_credit.core.bandit.fold import Posterior
 from lesson_credit.core.bandit.saving import StateChanged as StateChanged
 from lesson_credit.core.bandit.saving import StateKept as StateKept
 from lesson_credit.core.bandit.saving import StateSaving as StateSaving
-from lesson_credit.core.bandit.saving import check_unchanged, file_bytes, guarded_rename, unsaved_bytes, wait_out
+from lesson_credit.core.bandit.saving import (
+    aside_path,
+    check_unchanged,
+    file_bytes,
+    guarded_rename,
+    unsaved_bytes,
+    wait_out,
+)
 from lesson_credit.core.bandit.stamps import gptme_time
 from lesson_credit.core.bandit.state_reading import MAX_TOP_KEYS as MAX_TOP_KEYS
 from lesson_credit.core.bandit.state_reading import STAMP_KEY as STAMP_KEY
@@ -539,7 +546,7 @@ def rewrite_state(
     check_unchanged(path, before, changed, then)
     if before_write is not None:
         before_write(payload)
-    write_json(path, payload, guard=guard, rename=guarded_rename(before, changed, then))  # (checked again)
+    write_json(path, payload, guard=guard, rename=guarded_rename(before, changed, then, aside_path(path)))
 
 
 EXPORT_REFUSED = "not replaced, nothing exported (run export-gptme again in a few seconds)"  # a file being saved there

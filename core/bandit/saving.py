@@ -35,6 +35,7 @@ SAVE_SETTLE_S = 0.02  # how long a save caught half-way (the file emptied, not y
 # a fresh change looks up to 2 s old): 5 s covers them with room, and a save that did crash half-way holds our
 # rewrite back only that long. A time ahead of this clock (skew on a shared disk) is recent.
 SAVE_WINDOW_S = 5.0
+ASIDE_NAME = "bandit-state-half-saved"  # in the state folder's .cache: the name a file replaced as crashed keeps
 clock = time.time  # the time a file's age is measured at (a file's mtime is the same wall clock)
 
 Seen = tuple[bytes | None, int]  # a look at a file: its bytes (None: missing, unreadable, too big), its mtime (ns)
@@ -43,6 +44,8 @@ Identity = tuple[int, int, int, int]  # a file as a stat sees it: device, inode,
 
 class StateKept(StoreError):
     """bandit-state.json was changed by another tool since we wrote it, and was left as it is."""
+
+    logged: tuple[str, ...] = ()  # what was logged of it all the same (said in the message too)
 
 
 class StateToReplace(StateKept):
@@ -173,10 +176,13 @@ def check_unchanged(path: Path, before: bytes, changed: Callable[[], StateKept],
         raise StateSaving(saving_said(path, seen, then))
 
 
-def guarded_rename(before: bytes, changed: Callable[[], StateKept], then: str) -> Callable[[str, Path], None]:
+def guarded_rename(
+    before: bytes, changed: Callable[[], StateKept], then: str, aside: Path | None = None
+) -> Callable[[str, Path], None]:
     """The rename of a new state file (`tmp`) over `path` (its real path), for `atomic_write_with`: only
     while the file there is `before` (b"": none) and nobody is saving it (`check_unchanged`'s errors), and
-    keeping a save that opened it after that last look (`_keep_late_save`)."""
+    keeping a save that opened it after that last look (`_keep_late_save`); a file replaced as a save that crashed
+    half-way keeps the name `aside` (`_set_aside`: a save only paused there lands in it)."""
 
     def rename(tmp: str, path: Path) -> None:
         try:
@@ -198,6 +204,8 @@ def guarded_rename(before: bytes, changed: Callable[[], StateKept], then: str) -
                 raise changed()
             if saving_now(seen):
                 raise StateSaving(saving_said(path, seen, then))
+            if aside is not None and half_written(seen[0]):
+                _set_aside(fd, path, aside)
             mine = _identity(os.stat(tmp))
             os.replace(tmp, path)
             _keep_late_save(fd, path, seen, mine, changed)
@@ -206,6 +214,41 @@ def guarded_rename(before: bytes, changed: Callable[[], StateKept], then: str) -
         return None
 
     return rename
+
+
+def aside_path(path: Path) -> Path:
+    """Where the workspace's own state file at `path`, replaced as a save that crashed half-way, keeps another name
+    (`_set_aside`): a save only paused past SAVE_WINDOW_S lands there."""
+    return path.parent / ".cache" / ASIDE_NAME
+
+
+def _set_aside(fd: int, path: Path, aside: Path) -> None:
+    """Give the file open at `fd` (at `path`, about to be replaced as a save that crashed half-way) the name `aside`,
+    best effort (a disk without links: none): a save only paused there longer than SAVE_WINDOW_S (a process suspended
+    between emptying the file and writing it, a machine put to sleep) writes its text to that file, where the next
+    command finds it (`landed_aside`), instead of to a file no name reaches."""
+    tmp = aside.with_name(f"{aside.name}.{os.getpid()}")
+    with contextlib.suppress(OSError):
+        aside.parent.mkdir(exist_ok=True)
+        os.link(path, tmp)
+        if os.path.samestat(os.stat(tmp), os.fstat(fd)):
+            os.replace(tmp, aside)
+    with contextlib.suppress(OSError):
+        os.unlink(tmp)
+
+
+def landed_aside(path: Path) -> bytes | None:
+    """The text a save paused past SAVE_WINDOW_S wrote to the own state file at `path` after we replaced it as a
+    crashed one (`_set_aside`), once it has landed (a JSON object begun and ended); None: none."""
+    text = look(aside_path(path))[0]
+    return None if text is None or half_written(text) or not text.strip().startswith(b"{") else text
+
+
+def put_back(path: Path, text: bytes, mine: os.stat_result) -> bool:
+    """`text` at `path` in place of our file (`mine`, as a stat saw it), atomically, unless that file was replaced or
+    written since; True: done."""
+    _put_back(path, text, _identity(mine))
+    return look(path)[0] == text
 
 
 def _make(tmp: str, path: Path, changed: Callable[[], StateKept]) -> None:

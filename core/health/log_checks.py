@@ -316,9 +316,10 @@ _KEPT_WITH_UPDATE = (
     "(docs/trust.md)"
 )
 _REPLACE_IT = (
-    "no rule can log that save without counting a session twice or losing one, and every later save of gptme's there "
-    "holds it too, unlogged: replace the file with the log's posteriors (`lesson-credit export-gptme` onto it, or "
-    "delete it), losing the sessions the log lacks (docs/format.md §7, Two saves of one load)"
+    "no rule can log that save without counting a session twice or losing one; gptme's later saves there are logged "
+    "over it, but the log's own sessions no longer reach the file: replace the file with the log's posteriors "
+    "(`lesson-credit export-gptme` onto it, or delete it), losing the sessions the log lacks (docs/format.md §7, Two "
+    "saves of one load)"
 )
 _REWRITTEN_NEXT = "the next record/grade (or `lesson-credit status`) rewrites it from the log"
 _PUT_THE_RECORDS_BACK = (

@@ -23,7 +23,7 @@ from lesson_credit.core.base.files import atomic_write
 from lesson_credit.core.base.ids import one_form
 from lesson_credit.core.base.safe_read import UnsafeFile, open_regular, read_opened
 from lesson_credit.core.log.events import FileNumbers
-from lesson_credit.core.log.exports import OtherNames
+from lesson_credit.core.log.exports import Exports, OtherNames
 from lesson_credit.core.log.store import StoreError
 from lesson_credit.core.workspace import kept_verdict as verdicts
 from lesson_credit.core.workspace.kept_verdict import Untold
@@ -133,8 +133,8 @@ class EarlierCopies(StateFile):
             logged = min(logged, int(np.count_nonzero(late.scored[: since[0]] >= 0)) + post.data.counted_sessions)
         sessions = saved.sessions if saved is not None else min(interop.file_sessions(existing), logged)
         own_file = path.resolve() == self.state_path.resolve()  # (gptme's prune there: an arm made again, below)
-        again = foreign.MadeAgain({}, interop.file_sessions(existing) - sessions, created)
-        bound = _written_after(stamped, existing["arms"], created)  # (our write was after that session)
+        again = foreign.MadeAgain({}, interop.file_sessions(existing) - sessions, created, _logged_stamps(exports))
+        bound = _written_after(stamped, existing["arms"], created, _unscored_then(self._reader.index.grades, late))
         base: dict[str, foreign.Counts] = {}
         for key, entry in existing["arms"].items():
             counts = foreign.file_counts(existing, [key])[key]
@@ -155,7 +155,7 @@ class EarlierCopies(StateFile):
                     return Untold(f"{key} is not the log's (logged since gptme's update of it was)", told)
                 base[key] = last  # gptme's arm, logged from this file before: the log's since, as we wrote it
             elif own_file and i is not None and again.unchanged(entry, _readings(post, late, i, bound), counts):
-                base[key] = counts  # as we wrote it: gptme's stamp from before our write, which kept it
+                base[key] = self._unchanged_said(again, key, entry, counts)  # as we wrote it (gptme's stamp kept)
             elif own_file and i is not None and again.told(entry, _readings(post, late, i, bound), counts):
                 pass  # gptme's arm made again after its prune: counted from Beta(1, 1) (not in `base`)
             elif i is not None and (named[i] or not _same(now, i, fresh)) and (since is None or not since[1][i]):
@@ -163,6 +163,24 @@ class EarlierCopies(StateFile):
             # else a lesson the log has no evidence of (before the file's first lesson missing, when gptme started
             # it: `started_elsewhere`): gptme's own arm, counted from Beta(1, 1) (not in `base`)
         return FileNumbers(where, created, base, sessions), frozenset(seen)
+
+    def _unchanged_said(
+        self, again: foreign.MadeAgain, key: str, entry: dict[str, Any], counts: foreign.Counts
+    ) -> foreign.Counts:
+        """`counts`, an arm of the own file taken as we wrote it with no copy left (`MadeAgain.unchanged`: at numbers
+        we wrote, stamped by gptme before our write), said when no increments event saw its stamp (`fresh`): gptme's
+        bandit may have pruned and made it again since, on a clock behind ours, its session there then not logged
+        (nothing tells which; its count is)."""
+        if again.fresh(key, entry):
+            said = (
+                f"{self.state_path.name}'s {key} is at numbers lesson-credit wrote, stamped "
+                f"{entry.get('last_updated')} in gptme's form by no update the log holds, before the file's created: "
+                "taken as written, though "
+                "gptme's bandit may have pruned it and made it again since on a clock behind this one (that session "
+                "is then not logged; with `.cache` kept, a copy of the file tells)"
+            )
+            self.warnings.extend([] if said in self.warnings else [said])
+        return counts
 
     def _rebuilt(self, state: dict[str, Any]) -> foreign.Written | str:
         """The workspace's own file `state` with no copy of ours left (`.cache` deleted, caches off): the numbers
@@ -274,21 +292,63 @@ def other_names(path: Path) -> OtherNames:
     return OtherNames(same, gone)
 
 
-def _written_after(stamped: dict[str, tuple[int, str, int]], arms: dict[str, Any], created: str) -> int:
+def _written_after(
+    stamped: dict[str, tuple[int, str, int]], arms: dict[str, Any], created: str, unscored: Callable[[str, int], bool]
+) -> int:
     """The latest session row a write of ours that left the file (its time `created`) came after, from the stamps
     it bears (`_stamped`: each key's first session at its stamp's time; -1: none). A stamp later than `created` is
     no such sign: a write never stamps an arm with a session logged after it, and gptme's bandit stamps an arm it
     updates with its clock's time, which a session of the log logged since (a hook logging gptme's session under
-    that time, say) may bear exactly."""
+    that time, say) may bear exactly. Nor is one naming a session not scored when that write was (`unscored`): we
+    stamp an arm with its latest graded session, and gptme's clock, behind ours, may stamp at or before `created`
+    the time a session logged since bears. (A sign left out reads the arm against more of what we may have written:
+    its update is then taken for one over ours, and the file kept, rather than made again and counted twice.)"""
     written = _moment(created)
     found = -1
     for key, (_, _, first) in stamped.items():
         entry = arms.get(key)
         stamp = _moment(entry.get("last_updated")) if isinstance(entry, dict) else None
-        if written is not None and stamp is not None and stamp > written:
+        if (written is not None and stamp is not None and stamp > written) or unscored(created, first):
             continue
         found = max(found, first)
     return found
+
+
+def _logged_stamps(exports: Exports) -> tuple[frozenset[tuple[str, str]], frozenset[str]]:
+    """Per key, the stamps of gptme's the increments events of the log saw (`seen`, of any file: a stamp is gptme's
+    clock to the microsecond), and the keys one saw without a stamp (`MadeAgain.fresh`)."""
+    seen: set[tuple[str, str]] = set()
+    unstamped: set[str] = set()
+    for _, n, _ in exports.history:
+        for key in n.arms:
+            if key in n.stamps:
+                seen.add((key, n.stamps[key]))
+            else:
+                unstamped.add(key)
+    return frozenset(seen), frozenset(unstamped)
+
+
+def _unscored_then(grades: Any, late: LateGrades) -> Callable[[str, int], bool]:
+    """Whether a session row was first scored (`late.scored`) on a line after a grade event dated later than `created`
+    (a grade's time is our clock's when it was logged, to the second, so that grade came after the write of that
+    `created`): it had no score when that file was written. The grades are read when first asked (a stamp to tell)."""
+    cut: list[int | None] = []
+
+    def unscored(created: str, row: int) -> bool:
+        if not cut:
+            written = _moment(created)
+            later = (line for line, grade in grades if written is not None and _after(grade.timestamp, written))
+            cut.append(min(later, default=None))
+        first = int(late.scored[row])
+        return cut[0] is not None and first > cut[0]
+
+    return unscored
+
+
+def _after(text: object, moment: dt.datetime) -> bool:
+    """Whether the time `text` (a logged one; None: none) is later than `moment`."""
+    when = _moment(text)
+    return when is not None and when > moment
 
 
 def _moment(text: object) -> dt.datetime | None:

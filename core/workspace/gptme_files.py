@@ -64,7 +64,8 @@ class GptmeFiles(EarlierCopies):
             was = interop.state_bytes(target, exporting=True)  # (what gptme saves after this, logged or not, is kept)
             try:  # another tool's update of it is logged first, as every write's rewrite does
                 self.warnings.extend(self._log_foreign_update(locked=True)[1])
-            except interop.StateKept:  # not knowable: replacing it is what this export is for (docs/trust.md)
+            except interop.StateKept as exc:  # not knowable: replacing it is what this export is for (docs/trust.md)
+                self.warnings.extend(exc.logged)  # (gptme's saves onto a file kept as it is: logged over it first)
                 self.warnings.append(
                     f"{self.state_path.name}: another tool's update to it could not be logged; it is replaced by "
                     "the log's posteriors, as asked (that update is lost)"

@@ -22,8 +22,10 @@ from lesson_credit.core.log.snapshot import FoldData
 # 7: a session the log gave a result counts, whatever the settings; 8: an arm gptme's bandit made again after its
 # prune is told (docs/format.md §7 *Made again*), where a verdict before kept the file; 9: a stamp later than the
 # file's `created` no longer dates our write (earlier_copies `_written_after`), so more readings of an arm as we
-# wrote it are compared
-VERDICT_MAGIC = b"lesson-credit kept-verdict 9\n"
+# wrote it are compared; 10: with no copy, an arm stamped in gptme's form that no increments event saw is stamped since
+# our write whatever its time (increments `MadeAgain.fresh`), and a stamp naming a session scored after a grade dated
+# later than `created` dates no write (`_unscored_then`)
+VERDICT_MAGIC = b"lesson-credit kept-verdict 10\n"
 
 
 class Untold(str):

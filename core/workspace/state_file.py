@@ -32,7 +32,7 @@ from lesson_credit.core.log.events import GRADE, SESSION, encode
 from lesson_credit.core.log.store import StoreError
 from lesson_credit.core.workspace.key_choice import chosen_key
 from lesson_credit.core.workspace.late_evidence import stamped_now
-from lesson_credit.core.workspace.written_copies import TWO_LOADS_THEN, TwoLoads, TwoLoadsError, WrittenCopies
+from lesson_credit.core.workspace.written_copies import TWO_LOADS_THEN, HeldBase, TwoLoads, TwoLoadsError, WrittenCopies
 
 if TYPE_CHECKING:  # imported where used: the analysis and the joint fit are not needed to show posteriors
     pass
@@ -153,6 +153,7 @@ class StateFile(WrittenCopies):
         said: tuple[str, ...] = ()
         try:
             self._refuse_missing_log(locked)
+            said += self.late_save()  # (a save of gptme's landed in a file replaced as crashed: put back, then logged)
             linked = self._hard_linked()
             for attempt in range(STATE_ATTEMPTS):  # again from the file as it is, when it was saved meanwhile
                 was = interop.state_bytes(self.state_path)  # (before its increments are logged: a save after)
@@ -414,6 +415,7 @@ class StateFile(WrittenCopies):
         if update is None:
             return False, ()
         past: list[str] = []  # lessons past the log's cap: not logged, left out of the file rewritten
+        held = None  # (a save of one load kept as it is, its update logged over it: kept still, `_held_logged`)
         if update != ({}, 0):
             with contextlib.nullcontext() if locked else self.log.locked():
                 if not locked:  # decided again under the lock: another command may have logged it meanwhile
@@ -422,6 +424,7 @@ class StateFile(WrittenCopies):
                 update = self.foreign_update(existing)
                 if update is None:
                     return False, ()
+                held = self._held(existing)
                 added, past = self.within_cap(update[0])  # (an event naming them: a bad line every reader skips)
                 if (update := (added, update[1])) != ({}, 0):
                     keys = [key for key, lesson_id in self._changed_keys(existing).items() if lesson_id in added]
@@ -437,6 +440,7 @@ class StateFile(WrittenCopies):
         out = "is left out of the file" if rewrites else "a write or `status` leaves it out of the file"
         left_out = f"its update of {past_cap_said(past)} is not logged, and {out}" if past else ""
         then = "the file follows the log again" if rewrites else LEFT_TILL_REWRITTEN
+        then = "over the file as it was kept" if isinstance(held, HeldBase) else then
         if not added and not sessions:  # only its stamp changed (or a file of ours saved as it was)
             return True, (f"{name}: {left_out}",) if past else ()
         if not added:
@@ -450,7 +454,9 @@ class StateFile(WrittenCopies):
                 f"its increments to {counted(len(added), 'arm')} (up to {counted(most, 'selection')} each) are "
                 f"logged as an increments event from {foreign.GPTME_BANDIT}, and {then}"
             )
-        return True, (f"{name}: {logged}{f'; {left_out}' if past else ''}",)
+        said = (f"{name}: {logged}{f'; {left_out}' if past else ''}",)
+        self._held_logged(existing, held, said)
+        return True, said
 
     def within_cap(self, added: dict[str, foreign.Counts]) -> tuple[dict[str, foreign.Counts], list[str]]:
         """Of another tool's increments `added` (by lesson id), those the log can take, and the lessons past the

@@ -13,19 +13,25 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import msgspec
+from msgspec import Struct
+
 from lesson_credit.core.bandit import increments as foreign
-from lesson_credit.core.bandit import interop
+from lesson_credit.core.bandit import interop, saving
+from lesson_credit.core.bandit.saving import StateToReplace
 from lesson_credit.core.base.clock import iso_micro
 from lesson_credit.core.base.files import atomic_write, set_aside
 from lesson_credit.core.base.safe_read import STATE_MAX_BYTES, UnsafeFile, open_regular, read_opened, read_regular
+from lesson_credit.core.base.sealed import seal, unseal
 from lesson_credit.core.log.events import FileNumbers
-from lesson_credit.core.log.exports import Untold
+from lesson_credit.core.log.exports import Untold, counted_since
 from lesson_credit.core.log.store import StoreError
 from lesson_credit.core.workspace.analysis import Analysis
 
 COPIES_KEPT = 32  # copies of the files we wrote, the newest (gptme may save a file it loaded rewrites ago)
 MICROSECOND = dt.timedelta(microseconds=1)
 COPY_NAME = re.compile(r"\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{6}Z")  # a copy named by the `created` we wrote
+HELD_MAGIC = b"lesson-credit state-held 1\n"  # the own file kept as a save of one load that cannot be told
 
 
 class WrittenCopies(Analysis):
@@ -179,9 +185,15 @@ class WrittenCopies(Analysis):
         return None if isinstance(written, str) else written
 
     def _written_or_why(self, state: dict[str, Any]) -> foreign.Written | str:
-        """`_written`, or why not: which arm cannot be told apart ("" when nothing says more than "no copy")."""
+        """`_written`, or why not: which arm cannot be told apart ("" when nothing says more than "no copy"). A save of
+        one load that cannot be told (TwoLoads) is kept (`_hold`): gptme's saves onto it since are over it (`_held`)."""
+        if (held := self._held(state)) is not None:
+            return held
         if (written := self._kept(state)) is not None:
-            return self._two_loads(state, self._copies_told(state, written))
+            found = self._two_loads(state, self._copies_told(state, written))
+            if isinstance(found, TwoLoads):
+                self._hold(state, str(found))
+            return found
         created = state.get("created")
         if not isinstance(created, str):
             return ""
@@ -245,6 +257,115 @@ class WrittenCopies(Analysis):
             found[0].arms, found[0].sessions, created, written.records, {**(origin.stamps or {}), **found[0].stamps}
         )
         return told if foreign.grows_from(state, told) else written
+
+    # ---- a save of one load kept as it is (TwoLoads): the base of gptme's later saves there
+
+    def late_save(self, put_back: bool = True) -> tuple[str, ...]:
+        """A save of gptme's that landed after we replaced the own file as one that crashed half-way (it was only
+        paused past saving.SAVE_WINDOW_S: `saving.landed_aside`), said: `put_back` at the file's name while the file
+        there is as we wrote it (the rewrite that follows logs it, as any save of the file it loaded), else kept aside
+        with what to do, and forgotten once an import logged it from there. (): none."""
+        if (text := saving.landed_aside(self.state_path)) is None:
+            return ()
+        aside = saving.aside_path(self.state_path)
+        created = interop.read_state(aside, text).get("created")
+        if isinstance(created, str) and self._reader.index.exports.saved(created, str(aside.resolve())) is not None:
+            with contextlib.suppress(OSError):  # (imported: its sessions are in the log)
+                aside.unlink()
+            return ()
+        what = (
+            f"gptme's bandit finished a save of {self.state_path.name} after lesson-credit had taken it for one that "
+            f"crashed half-way (paused over {saving.SAVE_WINDOW_S:g} s) and replaced the file"
+        )
+        with contextlib.suppress(OSError):
+            mine, state = os.stat(self.state_path), interop.read_state(self.state_path)
+            if put_back and state and interop.written_by_us(state) and saving.put_back(self.state_path, text, mine):
+                aside.unlink()
+                return (f"{what}: that save is put back at the file's name",)
+        return (
+            f"{what}: it is kept at {aside}, in neither the file nor the log (`lesson-credit import-gptme {aside}` "
+            "logs its sessions)",
+        )
+
+    def _held_path(self) -> Path:
+        """Where the own file found to be a save of one load that cannot be told (TwoLoads) is kept, as the base of
+        gptme's later saves of it (`_held`)."""
+        return self.state_dir / ".cache" / "bandit-state-held"
+
+    def _held(self, state: dict[str, Any]) -> HeldBase | TwoLoads | None:
+        """Of the own file `state`, what is kept of it as a save of one load that cannot be told (`_hold`): the base
+        gptme's sessions saved onto it since are logged over (HeldBase: the file grew from it by gptme's updates, as a
+        copy of ours is grown from: `grows_from`, an arm made again counted from Beta(1, 1)), or, when it is that
+        file still (nothing added since), why it is kept (TwoLoads). None: none kept for it (caches off, another
+        `created` or path; a save of that `created` logged after it was kept, by an import of a copy or by a `.cache`
+        of later: what it logged may be in the file; the file not grown from it): told as before, and held again
+        from there when it is still a save that cannot be told."""
+        created, own = state.get("created"), str(self.state_path)
+        if not isinstance(created, str) or not self._reader.caches:
+            return None
+        held = self._read_held()
+        if held is None or (held.created, held.path) != (created, own):
+            return None
+        if any(n.created == created and line > held.line for line, n, _ in self._reader.index.exports.history):
+            return None
+        numbers = _file_numbers(state, own, created)
+        if numbers is None or numbers.sessions < held.sessions:
+            return None
+        made = foreign.MadeAgain(held.stamps, numbers.sessions - held.sessions, created)
+        again = {
+            key for key, counts in numbers.arms.items()
+            if key in held.arms and made.of(key, state["arms"][key], held.arms[key], counts)
+        }  # fmt: skip
+        arms = {key: foreign.GPTME_NEW_ARM if key in again else counts for key, counts in held.arms.items()}
+        base = HeldBase(arms, held.sessions, created, self._records_of_copy(state), held.stamps, why=held.why)
+        grown = FileNumbers(own, created, arms, held.sessions)
+        if not foreign.grows_from(state, base) or not counted_since(numbers, grown):
+            return None
+        try:
+            added = foreign.increments(state, held.arms, True, made)
+        except interop.InteropError:
+            return None
+        return base if added or numbers.sessions > held.sessions else TwoLoads(held.why)
+
+    def _hold(self, state: dict[str, Any], why: str) -> None:
+        """Keep the own file `state`, a save of one load that cannot be told (`why`), as the base of gptme's later
+        saves of it (`_held`), best effort (a cache): under the writers' lock (not waited for: the next command
+        keeps it) and only while the file is still `state`, with where the log read so far ends (a save of that
+        `created` logged after it makes it stale). None with the caches off: those saves go unlogged then."""
+        created, own = state.get("created"), str(self.state_path)
+        if not isinstance(created, str) or not self._reader.caches:
+            return
+        numbers = _file_numbers(state, own, created)
+        if numbers is None:
+            return
+        arms = state["arms"]  # (every stamp, ours too: an arm restamped since is an update, `MadeAgain.of`)
+        stamps = {key: arm["last_updated"] for key, arm in arms.items() if isinstance(arm.get("last_updated"), str)}
+        held = Held(own, created, numbers.arms, numbers.sessions, stamps, why, self._reader.index.lines)
+        with contextlib.suppress(StoreError, OSError):
+            with self.log.locked(timeout=0):
+                if interop.read_state(self.state_path) == state:
+                    atomic_write(self._held_path(), seal(HELD_MAGIC, msgspec.json.encode(held)))
+
+    def _held_logged(self, state: dict[str, Any], held: HeldBase | TwoLoads | None, said: tuple[str, ...]) -> None:
+        """After gptme's saves onto a save of one load kept as it is (`held`, HeldBase) are logged (`said`), under the
+        writers' lock: the file as it is now (`state`) is the base of the next ones, and it is still left as it is,
+        StateToReplace saying both (only replacing it puts the log's posteriors back in it)."""
+        if not isinstance(held, HeldBase):
+            return
+        self._hold(state, held.why)
+        kept = interop.kept_message(self.state_path, held.why, TWO_LOADS_THEN)
+        exc = StateToReplace(" ".join((*said, kept)))
+        exc.logged = said
+        raise exc
+
+    def _read_held(self) -> Held | None:
+        """The file `_hold` kept (None: none, or a damaged one)."""
+        where = self._held_path()
+        try:
+            data = read_opened(open_regular(where, os.O_RDONLY | os.O_NOFOLLOW), where, STATE_MAX_BYTES)
+            return msgspec.json.decode(unseal(HELD_MAGIC, data), type=Held)
+        except (OSError, UnsafeFile, ValueError, msgspec.DecodeError):
+            return None
 
     def _rebuilt(self, state: dict[str, Any]) -> foreign.Written | str:
         """The numbers of the workspace's own state file `state` that are ours, told arm by arm from the log
@@ -313,6 +434,25 @@ class WrittenCopies(Analysis):
             return None
 
 
+class Held(Struct, frozen=True):
+    """The own state file as `_hold` kept it: a save of one load that cannot be told (`why`), the base of gptme's later
+    saves of it; `line`, where the log read then ended (a save of that `created` logged after it: not that base)."""
+
+    path: str
+    created: str
+    arms: dict[str, foreign.Counts]
+    sessions: int
+    stamps: dict[str, str]
+    why: str
+    line: int
+
+
+class HeldBase(foreign.Written, frozen=True):
+    """The base of gptme's saves onto a save of one load kept as it is (`_held`): the file as kept, and why it is."""
+
+    why: str = ""
+
+
 class TwoLoads(str):
     """Why the own file's update is not logged: it may hold a logged save's update or not (`_two_loads`)."""
 
@@ -324,12 +464,14 @@ class TwoLoadsError(interop.InteropError):
 
 
 # what becomes of such a file, and what the user can do: nothing in it tells one session from two (the file is the
-# load plus the same updates either way: its numbers, stamps and total_sessions alike), so it is kept until replaced
+# load plus the same updates either way: its numbers, stamps and total_sessions alike), so it is kept until replaced;
+# gptme's sessions saved onto it meanwhile are logged over it (`_held`; a file of ours kept so has its copy: the caches
+# are on)
 TWO_LOADS_THEN = (
     "no rule can take it without counting a session twice or losing one, and gptme's sessions saved to it from now on "
-    "are kept in it unlogged: replace it with the log's posteriors (`lesson-credit export-gptme` onto it, or delete it "
-    "for the next write to write it), the sooner the better: the sessions it holds that the log lacks are lost then, "
-    "none counted twice"
+    "are logged over it as it is, but the log's own no longer reach it: replace it with the log's posteriors "
+    "(`lesson-credit export-gptme` onto it, or delete it for the next write to write it), the sooner the better: the "
+    "sessions it holds that the log lacks are lost then, none counted twice"
 )
 
 

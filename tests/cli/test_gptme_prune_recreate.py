@@ -273,3 +273,26 @@ def test_an_arm_pruned_and_made_again_by_gptme_on_a_machine_whose_clock_is_behin
     [event] = increments(root)
     assert event["arms"] == {A: {"alpha": 0.0, "beta": 1.0, "n": 1, "rewards": 0}} and event["sessions"] == 1
     assert json.loads((root / STATE_REL).read_text())["total_sessions"] == 3
+
+
+def test_with_no_copy_an_arm_made_again_at_our_numbers_by_a_clock_behind_ours_is_said(tmp_path: Path) -> None:
+    # As above, with no copy left (`.cache` deleted), and gptme's session on a at 1.0: a made again is (1, 1) + (1, 0)
+    # = (2, 1) n 1, our numbers exactly, stamped a year before our write. Nothing tells it from our a with a stamp of
+    # gptme's our write kept (taken so, by time: a (2, 1) n 1, the session's count logged, b (1, 2) n 1, 3 sessions),
+    # but such a stamp would be one an increments event of the log saw, and none did: that it may be a session of
+    # gptme's not logged is said (it was not). A stamp the log saw (gptme's update of a, logged) says nothing.
+    root = workspace(tmp_path, 1.0, 1.0)
+    state = gptme_load(root)
+    for key in list(state["arms"]):
+        del state["arms"][key]  # (gptme's prune --min-selections 1)
+    gptme_update(state, A, 1.0)
+    behind = (dt.datetime.now(dt.UTC) - dt.timedelta(days=365)).isoformat()
+    state["arms"][A]["last_updated"] = state["last_updated"] = behind
+    gptme_save(root, state)
+    caches(root, False)
+    found, err = rows(root)
+    assert found == {A: (2.0, 1.0, 1), B: (1.0, 2.0, 1)}, err
+    assert f"{A} is at numbers lesson-credit wrote, stamped {behind}" in err and "may have pruned it" in err, err
+    [event] = increments(root)
+    assert event.get("arms") == {} and event["sessions"] == 1
+    assert json.loads((root / STATE_REL).read_text())["total_sessions"] == 3

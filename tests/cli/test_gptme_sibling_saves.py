@@ -239,11 +239,12 @@ def test_a_save_that_may_hold_a_logged_update_or_not_says_what_to_do_and_doing_i
     ws: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """As above: P3's save of git twice by 1.0 (Beta(3.9, 1.1) n 3) is P1's save plus one session or the load plus
-    two. The warning, `import-gptme`'s refusal and `lint` say so and what to do: every gptme session saved to the file
-    after it is kept there unlogged (P4's plain +1.0 here), so replace it, the sooner the better. Done (the export), the
-    file holds the log's git (2.9, 1.1) n 2, quote (2.9, 1.1) n 2 (P3's one or two sessions and P4's lost, none
-    twice) and the file's 4 sessions (1 + P3's 2 + P4's 1: a count is never written lower), and gptme's next session
-    (quote +1.0, from that file) is logged: quote (3.9, 1.1) n 3, 5 sessions."""
+    two. The warning, `import-gptme`'s refusal and `lint` say so and what to do: gptme's sessions saved to the file
+    after it are logged over it (P4's plain +1.0 here: Beta(2, 1) n 1), but the log's own no longer reach it, so
+    replace it, the sooner the better. Done (the export), the file holds the log's git (2.9, 1.1) n 2, quote (2.9,
+    1.1) n 2, plain (2, 1) n 1 (P3's one or two sessions lost, none twice) and 4 sessions (the file's 1 + P3's 2 + P4's
+    1, the log's s1, P1, P2, P4), and gptme's next session (quote +1.0, from that file) is logged: quote (3.9, 1.1)
+    n 3, 5 sessions."""
     p2, p3 = load(ws), load(ws)
     update_and_save(ws, load(ws), 1.0, [GIT], T1)
     ok(capsys, "status", "--workspace", str(ws))
@@ -251,17 +252,20 @@ def test_a_save_that_may_hold_a_logged_update_or_not_says_what_to_do_and_doing_i
     ok(capsys, "status", "--workspace", str(ws))
     update_and_save(ws, update_and_save(ws, p3, 1.0, [GIT], T3), 1.0, [GIT], T4)
     remedy = "replace it with the log's posteriors (`lesson-credit export-gptme` onto it, or delete it"
+    later = "from now on are logged over it as it is, but the log's own no longer reach it"
     err = ok(capsys, "status", "--workspace", str(ws))
-    assert f"{GIT} may hold the update" in err and "from now on are kept in it unlogged" in err and remedy in err, err
+    assert f"{GIT} may hold the update" in err and later in err and remedy in err, err
     code, out, err = run(capsys, "import-gptme", str(ws / STATE_REL), "--workspace", str(ws))
     assert (code, out) == (1, "") and err.count("\n") == 1 and remedy in err and "no copy" not in err, err
     update_and_save(ws, load(ws), 1.0, [PLAIN], "2026-12-07T13:05:00.000005+00:00")  # P4, from P3's save
     err = ok(capsys, "status", "--workspace", str(ws))
-    assert remedy in err and len(increments(ws)) == 2, err
+    assert remedy in err and len(increments(ws)) == 3, err
     _, out, _ = run(capsys, "lint", "--workspace", str(ws))  # (its advice as the warning's, not "would lose it")
     assert "replace the file with the log's posteriors" in out and "would lose that update" not in out, out
     ok(capsys, "export-gptme", str(ws / STATE_REL), "--workspace", str(ws))
-    assert rows(capsys, ws) == near({GIT: (2.9, 1.1, 2), QUOTE: (2.9, 1.1, 2)}) and sessions(ws) == 4
+    assert rows(capsys, ws) == near({GIT: (2.9, 1.1, 2), QUOTE: (2.9, 1.1, 2), PLAIN: (2.0, 1.0, 1)})
+    assert sessions(ws) == 4
     update_and_save(ws, load(ws), 1.0, [QUOTE], "2026-12-07T13:06:00.000006+00:00")
     assert "left as it is" not in ok(capsys, "status", "--workspace", str(ws))
-    assert rows(capsys, ws) == near({GIT: (2.9, 1.1, 2), QUOTE: (3.9, 1.1, 3)}) and sessions(ws) == 5
+    assert rows(capsys, ws) == near({GIT: (2.9, 1.1, 2), QUOTE: (3.9, 1.1, 3), PLAIN: (2.0, 1.0, 1)})
+    assert sessions(ws) == 5
