@@ -37,6 +37,16 @@ async def test_analysis_names_the_columns_out_of_view_and_right_brings_each_whol
         await settle(pilot)
         assert table_words(app, 0) == ["lesson", "effect", "▼", "95%", "CI", "p", "BH", "with", "w/o"]
         assert "more columns → naive Δ, cat, IPW, flags" in panel_edge(app)
+        # the summary's two rows: the counts in one (they wrapped, and pushed the effect marks' line off the rows)
+        top = app.screen.query_one("#analysis-summary").region.y
+        assert (
+            row_text(app, top).split()
+            == "153 graded sessions · 28 of 28 lessons with enough for LOO · 3 flagged (2 ⚠)".split()
+        )
+        assert (
+            row_text(app, top + 1).strip()
+            == "effect: joint, ʳ randomized, ˡ later half, (…) claims nothing · ?: columns"
+        )
         first_lesson = table_words(app, 1)[0]
         burst(pilot, "right")
         await settle(pilot)

@@ -84,20 +84,31 @@ def sorted_results(results: tuple[LooResult, ...], column: str, reverse: bool) -
     return out
 
 
-def summary(view: AnalysisView) -> Text:
+def summary(view: AnalysisView, narrow: bool = False) -> Text:
+    """Two lines: the counts, then what the marks of the effect column say. `narrow` (below 100 columns): each fits
+    a line of 80 (the counts wrapped, and pushed the marks' line off the summary's two rows)."""
     enough = sum(1 for r in view.results if r.sufficient)
     flagged = sum(1 for r in view.results if r.flags())  # the lessons `loo` lists under flags:
     warned = sum(1 for r in view.results if r.confounded)  # of those, the ⚠ rows: a comparison to distrust
     out = Text()
-    out.append(f"Effect per lesson over {counted(view.graded, 'graded session')}", style="bold")
-    out.append(f" · {enough} of {counted(len(view.results), 'lesson')} with enough data for LOO")
-    out.append(f" (at least {counted(view.min_with, 'session')} with, {view.min_without} without)")
+    if narrow:  # (the thresholds are in each lesson's reason in the panel)
+        out.append(counted(view.graded, "graded session"), style="bold")
+        out.append(f" · {enough} of {counted(len(view.results), 'lesson')} with enough for LOO")
+    else:
+        out.append(f"Effect per lesson over {counted(view.graded, 'graded session')}", style="bold")
+        out.append(f" · {enough} of {counted(len(view.results), 'lesson')} with enough data for LOO")
+        out.append(f" (at least {counted(view.min_with, 'session')} with, {view.min_without} without)")
     out.append(f" · {flagged} flagged" + (f" ({warned} ⚠)" if warned else ""), style="bold" if warned else "")
-    out.append(
-        f"\neffect: joint estimate, {RANDOMIZED_MARK} randomized (dropout), {LATER_MARK} later half (drifted),"
-        " (…) claims nothing · naive Δ: with − without · by cat · IPW",  # (ctrl+s: in the footer)
-        style="dim",
-    )
+    if narrow:
+        legend = (
+            f"\neffect: joint, {RANDOMIZED_MARK} randomized, {LATER_MARK} later half, (…) claims nothing · ?: columns"
+        )
+    else:
+        legend = (
+            f"\neffect: joint estimate, {RANDOMIZED_MARK} randomized (dropout), {LATER_MARK} later half (drifted),"
+            " (…) claims nothing · naive Δ: with − without · by cat · IPW"  # (ctrl+s: in the footer)
+        )
+    out.append(legend, style="dim")
     return out
 
 
@@ -212,7 +223,6 @@ class AnalysisScreen(SortableScreen):
     def _loaded(self, event: Loaded) -> None:
         self.view = event.view
         self.done(self.query_one("#loo-table", ThemedTable))
-        self.query_one("#analysis-summary", Static).update(summary(event.view))
         view = event.view
         empty = empty_line(view)
         effects = [r.effect for r in view.results]
@@ -233,6 +243,8 @@ class AnalysisScreen(SortableScreen):
     def _rebuild(self) -> None:
         if self.view is None or not self.is_mounted:
             return
+        narrow = self.size.width < NARROW_BELOW
+        self.query_one("#analysis-summary", Static).update(summary(self.view, narrow))
         table = self.query_one("#loo-table", ThemedTable)
         rows = sorted_results(self.view.results, self.sort_column, self.sort_reverse)
         marked = marks_against_average([r.effect for r in rows])  # (the caveat's line names the mark)
