@@ -64,6 +64,7 @@ PROGRESS_AFTER_S = 1.0  # a read shows its progress once it has taken this long 
 FIRST_SNAPSHOT_LATEST_S = 2.0  # the first snapshot starts once the Lessons rows are drawn, or after this
 WATCH_SECONDS = 1.0  # longest wait in a database store's `wait` before the watcher looks again
 PROBLEMS_IN_NOTICE = 3
+SNAPSHOT_HOLD = "first snapshot"  # the keys typed after a key that waits for it (KeyRouter.hold)
 TOASTS_SHOWN = 2  # at most this many toasts at once: more would cover the numbers being graded (80x24)
 TOAST_SECONDS = 4.0  # a confirmation's life; errors and warnings stay twice as long
 SCREENS_GROUP = Binding.Group("screens")
@@ -246,7 +247,7 @@ class LessonCreditApp(AppNavigation, AppWrites, App[None]):
         for call in waiting:
             await call()
         self._first_failed = failed
-        self.keys.release()
+        self.keys.release(SNAPSHOT_HOLD)
 
     # ---------------------------------------------------------------- live updates
 
@@ -410,7 +411,7 @@ class LessonCreditApp(AppNavigation, AppWrites, App[None]):
             self._after_snapshot, self._first_failed = [], False
             self._first_snapshot()
         self._after_snapshot.append(call)
-        self.keys.held = True
+        self.keys.hold(SNAPSHOT_HOLD)
         self._start_first_snapshot()
         return True
 

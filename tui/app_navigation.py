@@ -22,7 +22,9 @@ if TYPE_CHECKING:
     from textual.app import App
 
     from lesson_credit.core.api import SessionTable
+    from lesson_credit.tui.keys import KeyRouter
     from lesson_credit.tui.next_pending import ListOrder
+    from lesson_credit.tui.screens.sessions import SessionsScreen
     from lesson_credit.tui.source import WorkspaceSource
     from lesson_credit.tui.source_views import SourceSnapshot
     from lesson_credit.tui.writes import WriteQueue
@@ -36,6 +38,7 @@ MODE_ACTIONS += ("show_agreement", "show_queue", "help", "jump")  # A and I (the
 # the palette's title of a binding whose footer entry stands for several keys (`0-9 Draft`), listed under its own
 # key: chosen as `Draft`, it drafted 0.0
 PALETTE_TITLES = {"set_draft(0.0)": "Draft 0.0"}
+ORDER_HOLD = "list order"  # `n` waits for the Sessions list's order (KeyRouter.hold)
 
 
 class ListShown(NamedTuple):
@@ -54,6 +57,7 @@ class AppNavigation(_Base):
         source: WorkspaceSource
         writes: WriteQueue
         snapshot: SourceSnapshot | None
+        keys: KeyRouter
         grading_order: str
         queue_ids: tuple[str, ...] | None
 
@@ -157,7 +161,13 @@ class AppNavigation(_Base):
             if not self.after_first_snapshot(partial(self.open_next_pending, after)):
                 self.notify("The session list could not be read (see the error).", severity="error", markup=False)
             return
-        listed = self._sessions_list_under()
+        sessions = self._sessions_screen_under()
+        if sessions is not None and sessions.order_building:
+            # the list's order is built in a worker when the list is read: the keys typed after `n` wait with it
+            self.keys.hold(ORDER_HOLD)
+            sessions.after_order(partial(self._after_order, after))
+            return
+        listed = self._sessions_list_under(sessions)
         if listed is not None:
             target = self._next_in_list(listed, after, snapshot)
         elif self.grading_order == "informative" and self.queue_ids is not None:
@@ -206,15 +216,29 @@ class AppNavigation(_Base):
         row = next_in_list(order, start, row_of(after), still_pending, touched)
         return None if row is None else table.session_ids[row]
 
-    def _sessions_list_under(self) -> ListShown | None:
-        """The Sessions list's order (`SessionsScreen.list_order`), highlighted row and filter shown, when it is
-        the screen in view or the one under the sessions opened over it; None from anywhere else (the queue's)."""
+    async def _after_order(self, after: str | None) -> None:
+        """`n` once the Sessions list's order has landed, then the keys typed after it."""
+        try:
+            await self.open_next_pending(after)
+        finally:
+            sessions = self._sessions_screen_under()
+            if sessions is None or not sessions.order_building:  # (else `n` waits again: the list changed since)
+                self.keys.release(ORDER_HOLD)
+
+    def _sessions_screen_under(self) -> SessionsScreen | None:
+        """The Sessions list when it is the screen in view or the one under the sessions opened over it; None from
+        anywhere else (where `n` follows the grading queue)."""
         module = sys.modules.get("lesson_credit.tui.screens.sessions")  # (not imported: no Sessions list open)
         under = next((s for s in reversed(self.screen_stack) if not (s.is_modal or is_session_detail(s))), None)
         if module is None or not isinstance(under, module.SessionsScreen):
             return None
-        listed = under.list_order()
-        if listed is None:
+        return cast("SessionsScreen", under)
+
+    def _sessions_list_under(self, under: SessionsScreen | None) -> ListShown | None:
+        """The Sessions list's order (`SessionsScreen.list_order`), highlighted row and filter shown, from `under`
+        (`_sessions_screen_under`): None when there is none or its order could not be built."""
+        listed = None if under is None else under.list_order()
+        if under is None or listed is None:
             return None
         return ListShown(listed[0], listed[1], under.highlighted, under.shown_filter)
 

@@ -58,9 +58,10 @@ indicator, and the keys after it with it, until the widget has loaded: Textual s
 widget's bindings, and the key did nothing (`] down down` on What-if, the downs typed once the
 fold's indicator showed). One handed on before the indicator showed and coming back to the app for
 its binding after goes back to the front of the queue (`put_back`).
-The app holds them too (`held`, `release`) while a key's action waits for data of the app's own: `n`,
-or enter in the jump dialog, typed before the first snapshot (the session ids they need) waits for it
-(`LessonCreditApp.after_first_snapshot`).
+The app holds them too (`hold`, `release`, a reason each) while a key's action waits for data of the app's own:
+`n`, or enter in the jump dialog, typed before the first snapshot (the session ids they need) waits for it
+(`LessonCreditApp.after_first_snapshot`); `n` down the Sessions list before the list's order, built in a worker
+when the list is read, has landed (`SessionsScreen.after_order`).
 
 A yes/no question (a screen with `asked_at`: tui/screens/confirm.py) is answered only by keys typed
 after it appeared: Textual stamps every key with the time it arrived (`event.time`), and the question
@@ -129,7 +130,7 @@ class KeyRouter:
         self._routing = False
         self._rounds = 0
         self._typing_into: Widget | None = None  # the box the last key was typed into (see the module doc)
-        self.held = False  # the app holds the keys (a key's action waits for data): `release` goes on
+        self._holds: set[str] = set()  # why the app holds the keys (a key's action waits for data): `release`
         keep_escape_before_any_key()  # escape-enter read together is `alt+enter`, not `enter` (see the module doc)
 
     @property
@@ -157,9 +158,20 @@ class KeyRouter:
         self._typed.append(event)
         self._schedule()
 
-    def release(self) -> None:
-        """The app no longer holds the keys (`held`)."""
-        self.held = False
+    @property
+    def held(self) -> bool:
+        """The app holds the keys: a key's action waits for data of the app's own (`hold`)."""
+        return bool(self._holds)
+
+    def hold(self, reason: str) -> None:
+        """Hold the keys for `reason` (the first snapshot, a list's order) until `release(reason)`: each wait its
+        own, so one ending does not hand on keys another still holds (`n` typed before the first snapshot, then
+        waiting for the list's order)."""
+        self._holds.add(reason)
+
+    def release(self, reason: str) -> None:
+        """The app no longer holds the keys for `reason`; they go on once nothing holds them."""
+        self._holds.discard(reason)
         self.wake()
 
     def wake(self) -> None:

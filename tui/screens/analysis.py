@@ -44,6 +44,7 @@ from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.phrase_text import PhraseText
 from lesson_credit.tui.widgets.themed_table import ThemedTable
 from lesson_credit.tui.widgets.title_bar import TitleBar
+from lesson_credit.tui.widths import NARROW_BELOW
 
 # column key -> (header, value to sort by; None sorts last whichever the direction)
 SORTS: dict[str, tuple[str, Callable[[LooResult], Any]]] = {
@@ -83,20 +84,31 @@ def sorted_results(results: tuple[LooResult, ...], column: str, reverse: bool) -
     return out
 
 
-def summary(view: AnalysisView) -> Text:
+def summary(view: AnalysisView, narrow: bool = False) -> Text:
+    """Two lines: the counts, then what the marks of the effect column say. `narrow` (below 100 columns): each fits
+    a line of 80 (the counts wrapped, and pushed the marks' line off the summary's two rows)."""
     enough = sum(1 for r in view.results if r.sufficient)
     flagged = sum(1 for r in view.results if r.flags())  # the lessons `loo` lists under flags:
     warned = sum(1 for r in view.results if r.confounded)  # of those, the ⚠ rows: a comparison to distrust
     out = Text()
-    out.append(f"Effect per lesson over {counted(view.graded, 'graded session')}", style="bold")
-    out.append(f" · {enough} of {counted(len(view.results), 'lesson')} with enough data for LOO")
-    out.append(f" (at least {counted(view.min_with, 'session')} with, {view.min_without} without)")
+    if narrow:  # (the thresholds are in each lesson's reason in the panel)
+        out.append(counted(view.graded, "graded session"), style="bold")
+        out.append(f" · {enough} of {counted(len(view.results), 'lesson')} with enough for LOO")
+    else:
+        out.append(f"Effect per lesson over {counted(view.graded, 'graded session')}", style="bold")
+        out.append(f" · {enough} of {counted(len(view.results), 'lesson')} with enough data for LOO")
+        out.append(f" (at least {counted(view.min_with, 'session')} with, {view.min_without} without)")
     out.append(f" · {flagged} flagged" + (f" ({warned} ⚠)" if warned else ""), style="bold" if warned else "")
-    out.append(
-        f"\neffect: joint estimate, {RANDOMIZED_MARK} randomized (dropout), {LATER_MARK} later half (drifted),"
-        " (…) claims nothing · naive Δ: with − without · by cat · IPW",  # (ctrl+s: in the footer)
-        style="dim",
-    )
+    if narrow:
+        legend = (
+            f"\neffect: joint, {RANDOMIZED_MARK} randomized, {LATER_MARK} later half, (…) claims nothing · ?: columns"
+        )
+    else:
+        legend = (
+            f"\neffect: joint estimate, {RANDOMIZED_MARK} randomized (dropout), {LATER_MARK} later half (drifted),"
+            " (…) claims nothing · naive Δ: with − without · by cat · IPW"  # (ctrl+s: in the footer)
+        )
+    out.append(legend, style="dim")
     return out
 
 
@@ -120,6 +132,14 @@ def empty_line(view: AnalysisView) -> str | None:
     return None
 
 
+def more_columns(left: list[str], right: list[str]) -> str:
+    """The panel's top edge where columns are out of view: `more columns → naive Δ, cat, IPW, flags`, then
+    `← effect ...` once scrolled (the keys are the arrows it names)."""
+    parts = [f"← {', '.join(left)}"] * bool(left) + [f"→ {', '.join(right)}"] * bool(right)
+    return "more columns " + " · ".join(parts)
+
+
+NARROW_FLAGS = 30  # below 100 columns a row's flags are cut to this many cells (the panel gives them whole)
 TABLE_KEEPS = 2  # rows: the table's header and the highlighted row, under the panel shown all
 
 
@@ -150,6 +170,9 @@ class AnalysisScreen(SortableScreen):
         Binding("r", "reverse_sort", "Reverse order", show=False),
         Binding("ctrl+s", "write", "Write loo-results.json"),
         Binding("x", "toggle_expand", "Show / fold the panel"),  # in the footer where it folds (check_action)
+        # priority: the table's own move one cell sideways; these a column, the lesson names staying (MORE_COLUMNS)
+        Binding("right", "scroll_columns(1)", "Next column out of view", show=False, priority=True),
+        Binding("left", "scroll_columns(-1)", "Previous column out of view", show=False, priority=True),
     ]
     SORT_COLUMNS = SORTS
     # a first choice sorts lesson and p (BH) smallest first, the rest largest first
@@ -184,6 +207,7 @@ class AnalysisScreen(SortableScreen):
         table = self.query_one("#loo-table", ThemedTable)
         table.focus()
         self.busy(table, delay=0)
+        self.watch(table, "scroll_x", lambda _x: self._show_more_columns(), init=False)
 
     # ---------------------------------------------------------------- workers
 
@@ -199,7 +223,6 @@ class AnalysisScreen(SortableScreen):
     def _loaded(self, event: Loaded) -> None:
         self.view = event.view
         self.done(self.query_one("#loo-table", ThemedTable))
-        self.query_one("#analysis-summary", Static).update(summary(event.view))
         view = event.view
         empty = empty_line(view)
         effects = [r.effect for r in view.results]
@@ -220,6 +243,8 @@ class AnalysisScreen(SortableScreen):
     def _rebuild(self) -> None:
         if self.view is None or not self.is_mounted:
             return
+        narrow = self.size.width < NARROW_BELOW
+        self.query_one("#analysis-summary", Static).update(summary(self.view, narrow))
         table = self.query_one("#loo-table", ThemedTable)
         rows = sorted_results(self.view.results, self.sort_column, self.sort_reverse)
         marked = marks_against_average([r.effect for r in rows])  # (the caveat's line names the mark)
@@ -234,6 +259,7 @@ class AnalysisScreen(SortableScreen):
         self.highlighted = table.restore_cursor(self.shown, keep) or self.highlighted  # told now: `enter` reads it
         self._fit_lesson_column()
         self._show_highlighted()
+        self.call_after_refresh(self._show_more_columns)
 
     def _fit_lesson_column(self) -> None:
         """No column cut in part at the table's right edge ("n" for naive Δ at 80 columns), and the
@@ -243,14 +269,32 @@ class AnalysisScreen(SortableScreen):
             max(order.index("without"), order.index(self.sort_column))
         )
 
+    def _show_more_columns(self) -> None:
+        """Where the table is wider than the screen (80 columns: naive Δ, cat, IPW and flags to the right), the
+        lesson names stay in place (a fixed column) and the panel's top edge names the columns out of view and the
+        keys that bring them: the sideways scrollbar alone said so before."""
+        if not self.is_mounted:
+            return
+        table = self.query_one("#loo-table", ThemedTable)
+        wider = table.virtual_size.width > table.scrollable_content_region.width > 0
+        if table.fixed_columns != int(wider):
+            table.fixed_columns = int(wider)
+        left, right = table.columns_out_of_view() if wider else ([], [])
+        names = [column.label.plain.strip(" ▼▲") for column in table.ordered_columns]  # (the sort mark apart)
+        panel = self.query_one("#loo-detail", PhraseText)
+        said = more_columns([names[i] for i in left], [names[i] for i in right]) if left or right else None
+        panel.border_title = None if said is None else Text(said)
+
     def on_themed_table_resized(self, message: ThemedTable.Resized) -> None:
         if message.table.id == "loo-table":
             self._fit_lesson_column()
+            self.call_after_refresh(self._show_more_columns)
             if message.table.row_count:  # (a taller panel, the next lesson's shown all, leaves the table fewer
                 message.table.move_cursor(row=message.table.cursor_row, animate=False)  # rows: back into view)
 
     def _cells(self, table: ThemedTable, result: LooResult, marked: bool = False) -> list[Text]:
         """`marked`: a row against the average says so first among its flags (`marks_against_average`)."""
+        narrow = self.size.width < NARROW_BELOW
         dim = table.tone("muted") if not has_estimate(result) else ""
 
         def number(value: str) -> Text:
@@ -262,6 +306,8 @@ class AnalysisScreen(SortableScreen):
             flags_cell = table.toned("⚠ " + flags, "warning")
         else:
             flags_cell = Text(flags, style=dim, end="")
+        if narrow:  # beside the lesson names, which stay when the table scrolls sideways: the panel has them whole
+            flags_cell.truncate(NARROW_FLAGS, overflow="ellipsis")
         return [
             lesson_name_text(result.path.removesuffix(".md"), dim),  # its folders, then its middle, give way
             number(headline_text(result)),
@@ -302,6 +348,10 @@ class AnalysisScreen(SortableScreen):
         if self.view is None or self.highlighted not in self.shown or self.highlighted is None:
             return
         self.app.push_screen(LessonRewardsScreen(self.source, self.highlighted))
+
+    def action_scroll_columns(self, step: int) -> None:
+        """right / left: the next column out of view, whole (the table's own keys moved it a cell a key)."""
+        self.query_one("#loo-table", ThemedTable).scroll_to_column(step)
 
     def action_toggle_expand(self) -> None:
         """x: on a 24-row terminal the panel under the table shows its first two lines; x shows it all."""

@@ -51,6 +51,17 @@ def finding_text(finding: Finding) -> Text:
     return out
 
 
+def more_text(above: int, below: int, cut: bool = False) -> str:
+    """The findings out of view: `above` and `below` the view, wholly; `cut`, a card runs on below its bottom edge
+    (said when no other is below). `↑ 1 more finding above · ↓ 2 more findings below (down / up)`; empty for none."""
+    parts = [f"↑ {counted(above, 'more finding')} above"] if above else []
+    if below:
+        parts.append(f"↓ {counted(below, 'more finding')} below")
+    elif cut:
+        parts.append("↓ this finding goes on below")
+    return " · ".join(parts) + " (down / up)" if parts else ""
+
+
 class FindingCard(Static, can_focus=True):
     """One finding; its border is the severity's colour and its title the check's code. Focusable:
     enter on a card opens the first session it names, else its lesson, or a list of its lessons to pick from
@@ -128,12 +139,38 @@ class HealthScreen(DataScreen):
     def compose(self) -> ComposeResult:
         yield TitleBar()
         yield VerticalScroll(id="findings")
+        yield Static(id="findings-more")  # the findings out of view, above and below (`more_text`)
         yield KeyFooter()
 
     def on_mount(self) -> None:
         self.title = "Health"
         self.sub_title = self.source.name
-        self.busy(self.query_one("#findings", VerticalScroll), delay=0)
+        body = self.query_one("#findings", VerticalScroll)
+        self.busy(body, delay=0)
+        self.watch(body, "scroll_y", lambda _y: self._show_more(), init=False)
+        self.watch(body, "virtual_size", lambda _size: self._show_more(), init=False)  # the cards laid out
+
+    def resized(self, rebuild: bool) -> None:
+        self.call_after_refresh(self._show_more)
+
+    def _show_more(self) -> None:
+        """The line under the list: how many findings are above or below the view (a card not all in view counts),
+        and the keys that reach them; hidden when every finding is in view. At 80x24 the demo's third warning was
+        below the list's bottom edge, with nothing but a scrollbar to say so."""
+        body = self.query_one("#findings", VerticalScroll)
+        view = body.scrollable_content_region.height
+        top = round(body.scroll_y)
+        boxes = [card.virtual_region for card in self.query(FindingCard)]
+        if view <= 0 or any(not box.height for box in boxes):
+            return  # not laid out yet: the list's size changes once they are (the watch above)
+        bottom = top + view
+        above, below = sum(1 for b in boxes if b.bottom <= top), sum(1 for b in boxes if b.y >= bottom)
+        said = more_text(above, below, cut=any(b.y < bottom < b.bottom for b in boxes))
+        line = self.query_one("#findings-more", Static)
+        line.update(said)
+        if line.display != bool(said):
+            line.display = bool(said)
+            self.call_after_refresh(self._show_more)  # the list is a row shorter (or longer): look again
 
     def reload(self) -> None:
         self._check(reload_library=False)
@@ -172,6 +209,7 @@ class HealthScreen(DataScreen):
         body.can_focus = not cards
         if cards and (was is not None or not isinstance(self.focused, FindingCard)):
             self._focus_again(list(cards), was.finding if was is not None else None, place)
+        self.call_after_refresh(self._show_more)  # once the cards have their heights
         self.ready_for_keys()
         if self.asked:
             self.asked = False

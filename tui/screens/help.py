@@ -65,6 +65,31 @@ COLUMNS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         ),
     ),
     (
+        "Analysis columns",
+        (
+            (
+                "effect",
+                "the lesson's change in reward per injection, the headline `loo` prints: ʳ randomized (dropout "
+                "logs), ˡ its later half (the effect drifted); in parentheses it claims nothing",
+            ),
+            ("95% CI", "the effect's 95% interval"),
+            ("p (BH), p BH", "the effect's p-value, adjusted for testing every lesson (Benjamini-Hochberg)"),
+            ("with, without (w/o)", "graded sessions with the lesson and without it"),
+            ("naive Δ", "mean reward with minus without (leave-one-out)"),
+            ("by cat (cat)", "the same within each category"),
+            ("IPW", "the same, propensity-weighted"),
+            (
+                "flags",
+                "why to read a row with care, in short (the panel gives each in full); ⚠ a comparison to distrust",
+            ),
+            (
+                "← / →",
+                "where the table is wider than the screen (80 columns: from naive Δ on), the next column out of view; "
+                "the lesson names stay, and the panel's top edge names the columns out of view",
+            ),
+        ),
+    ),
+    (
         "What-if columns",
         (
             ("rank (what-if)", "the lesson's rank by mean under the what-if settings (1 = best)"),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Any, ClassVar, cast
 
@@ -61,6 +61,7 @@ SESSION_SORTS: dict[str, tuple[str, Callable[..., Any]]] = {
 }
 LESSON_PREFIX = "lesson:"
 IntRows = npt.NDArray[np.int64]
+OrderKey = tuple[str, str, bool]  # (the filter shown, the sort column, reversed)
 
 
 class SessionsScreen(SortableScreen):
@@ -109,7 +110,10 @@ class SessionsScreen(SortableScreen):
         self.view: SessionsView | None = None
         self.pending_only = False
         self.highlighted: str | None = None
-        self._order: tuple[SessionsView, tuple[str, str, bool], ListOrder] | None = None  # list_order's, kept
+        self._order: tuple[SessionsView, OrderKey, ListOrder] | None = None  # the list's order as last built
+        self._order_job: tuple[SessionsView, OrderKey] | None = None  # the build under way
+        self._order_failed: tuple[SessionsView, OrderKey] | None = None  # a build that failed: not tried again
+        self._after_order: list[Callable[[], Awaitable[None]]] = []  # `n` typed before the order landed
 
     def compose(self) -> ComposeResult:
         yield TitleBar()
@@ -207,6 +211,7 @@ class SessionsScreen(SortableScreen):
                 summary.append(" (pending only: v shows all)", style="italic")
         self.query_one("#sessions-summary", Static).update(summary)
         self._no_matches(total, count)
+        self._build_order()  # `n` reads it: built now, off the app's thread, for the list as it shows
 
     def _fit_category_column(self) -> None:
         """The category column as wide as the table leaves it: the columns after it whole or out of sight
@@ -284,33 +289,87 @@ class SessionsScreen(SortableScreen):
         still being written are skipped); a session opened from here goes on down the list with its own `n`."""
         await cast(Grading, self.app).open_next_pending(None)
 
-    def _matching(self, view: SessionsView, text: str, pending_only: bool, limit: int) -> tuple[int, IntRows]:
+    def _matching(
+        self, view: SessionsView, text: str, pending_only: bool, limit: int, sort: tuple[str, bool] | None = None
+    ) -> tuple[int, IntRows]:
         """(how many sessions `text` matches, their rows in the list's order): newest first up to `limit`; in any
-        other order every match, sorted (the order of `sessions --sort`)."""
+        other order every match, sorted (the order of `sessions --sort`). `sort`: (column, reverse), the screen's
+        when None; a worker passes the one it builds the order for (it reads nothing else of the screen)."""
+        column, reverse = (self.sort_column, self.sort_reverse) if sort is None else sort
         if text.lower().startswith(LESSON_PREFIX):
             found = view.with_lesson(text[len(LESSON_PREFIX) :].strip(), pending_only, limit)
         else:
             found = view.search.find(text, pending_only, limit)
         rows = found.rows  # newest first
-        if not (self.sort_column == "time" and self.sort_reverse):
-            rows = SESSION_SORTS[self.sort_column][1](view.table, np.sort(rows), descending=self.sort_reverse)
+        if not (column == "time" and reverse):
+            rows = SESSION_SORTS[column][1](view.table, np.sort(rows), descending=reverse)
         return found.count, np.asarray(rows, dtype=np.int64)
+
+    # ---------------------------------------------------------------- the list's order, for `n`
+
+    def _order_key(self) -> OrderKey:
+        """What the list's order depends on besides its read: the filter the rows show (not one still being typed)
+        and the sort."""
+        return (self.shown_filter, self.sort_column, self.sort_reverse)
 
     def list_order(self) -> tuple[ListOrder, SessionTable] | None:
         """Every session the filter matches (pending or not, none cut at the rows shown), in the list's order, as
-        rows of `table`, with those pending when it was read; None before the list is read. Read once per list
-        read, filter and sort: `n` typed again costs the sessions it looks at, not a search and a sort of all."""
-        view = self.view
-        if view is None:
+        rows of `table`, with those pending when it was read; None before the list is read, or while its order is
+        being built (`order_building`). Built once per list read, filter and sort, in a worker (`_build_order`):
+        `n` costs the sessions it looks at, not a search and a sort of all on the app's thread (1.4 s for the first
+        `n` at a million sessions)."""
+        view, built = self.view, self._order
+        if view is None or built is None or built[0] is not view or built[1] != self._order_key():
             return None
-        table, shown = view.table, self.shown_filter  # (the filter the rows show, not one still being typed)
-        key = (shown, self.sort_column, self.sort_reverse)
-        if self._order is not None and self._order[0] is view and self._order[1] == key:
-            return self._order[2], table
-        rows = self._matching(view, shown, False, len(table))[1]
-        order = ListOrder.of(rows, view.search.pending_rows, len(table))
-        self._order = (view, key, order)
-        return order, table
+        return built[2], view.table
+
+    @property
+    def order_building(self) -> bool:
+        """The list is read and its order for the filter and sort shown is on its way (`after_order` waits)."""
+        view = self.view
+        return view is not None and self.list_order() is None and self._order_failed != (view, self._order_key())
+
+    def after_order(self, call: Callable[[], Awaitable[None]]) -> None:
+        """`call` once the order of the list as it shows then has landed (or its build failed): `n` typed before."""
+        self._after_order.append(call)
+        self._build_order()
+
+    def _build_order(self) -> None:
+        """Start building the list's order for the list as it shows, one build at a time: a filter typed or a sort
+        chosen meanwhile is built once the build under way lands (only the last one asked for)."""
+        if not self.order_building or self._order_job is not None:
+            return
+        assert self.view is not None  # (order_building)
+        self._order_job = (self.view, self._order_key())
+        self._order_worker(*self._order_job)
+
+    @work(thread=True, group="list-order", description="the Sessions list's order")
+    def _order_worker(self, view: SessionsView, key: OrderKey) -> None:
+        shown, column, reverse = key
+        order: ListOrder | None
+        try:
+            rows = self._matching(view, shown, False, len(view.table), (column, reverse))[1]
+            order = ListOrder.of(rows, view.search.pending_rows, len(view.table))
+            snapshot = getattr(self.app, "snapshot", None)
+            if snapshot is not None and len(snapshot.session_ids):  # `n` finds rows by id: their table sorted now
+                snapshot.session_ids.index(snapshot.session_ids[0])
+        except Exception as exc:  # reported, not raised: a worker must not take the app down
+            self.fail(exc)
+            order = None
+        self.app.call_from_thread(self.call_later, self._order_landed, view, key, order)
+
+    async def _order_landed(self, view: SessionsView, key: OrderKey, order: ListOrder | None) -> None:
+        self._order_job = None
+        if order is not None:
+            self._order = (view, key, order)
+        else:
+            self._order_failed = (view, key)  # (what waits goes on: the app says the order could not be read)
+        self._build_order()  # the list shown changed meanwhile: its order next
+        if self._order_job is not None:
+            return  # what waits, waits for that one
+        waiting, self._after_order = self._after_order, []
+        for call in waiting:
+            await call()
 
     def action_toggle_expand(self) -> None:
         """x: on a 24-row terminal the reward plot is folded away (the rows are the answer); x shows it."""

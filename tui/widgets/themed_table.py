@@ -269,6 +269,45 @@ class ThemedTable(DataTable[Text]):
         self.refresh_column(at)
         self._require_update_dimensions = True  # Textual's flag (8.2.8): re-size the table when next idle
 
+    def _column_spans(self) -> list[tuple[int, int]]:
+        """Each column's first cell and the cell after its last, along the table's whole line."""
+        spans: list[tuple[int, int]] = []
+        x = 0
+        for column in self.ordered_columns:
+            width = column.get_render_width(self)
+            spans.append((x, x + width))
+            x += width
+        return spans
+
+    def columns_out_of_view(self) -> tuple[list[int], list[int]]:
+        """The columns (not fixed) scrolled sideways out of view, in whole or in part: (those to the left, those to
+        the right), by index."""
+        fixed = self.fixed_columns
+        spans = self._column_spans()
+        left_edge = self.scroll_x + sum(end - start for start, end in spans[:fixed])
+        right_edge = self.scroll_x + self.scrollable_content_region.width
+        left = [i for i, (start, _) in enumerate(spans) if i >= fixed and start < left_edge]
+        right = [i for i, (_, end) in enumerate(spans) if i >= fixed and end > right_edge]
+        return left, right
+
+    def scroll_to_column(self, step: int) -> bool:
+        """Sideways to the next column out of view to the right (`step` 1) or the left (-1), whole, the view's
+        left edge at a column's start (a key a column, where Textual's left / right move one cell); False when none
+        is out of view there."""
+        left, right = self.columns_out_of_view()
+        if not (right if step > 0 else left):
+            return False
+        spans = self._column_spans()
+        fixed = sum(end - start for start, end in spans[: self.fixed_columns])
+        if step > 0:
+            least = spans[right[0]][1] - self.scrollable_content_region.width  # that column's end at the right edge
+            starts = [start - fixed for start, _ in spans[self.fixed_columns :] if start - fixed >= least]
+            x = min(starts) if starts else least
+        else:
+            x = spans[left[-1]][0] - fixed
+        self.scroll_to(x=max(0, min(x, self.max_scroll_x)), animate=False, immediate=True)
+        return True
+
     def action_first_row(self) -> None:
         if self.row_count:
             self.move_cursor(row=0)
