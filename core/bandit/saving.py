@@ -230,6 +230,8 @@ def _set_aside(fd: int, path: Path, aside: Path) -> None:
     tmp = aside.with_name(f"{aside.name}.{os.getpid()}")
     with contextlib.suppress(OSError):
         aside.parent.mkdir(exist_ok=True)
+        if aside.parent.is_symlink():  # (a .cache linking out of the workspace: caches are off, no link made there)
+            return
         os.link(path, tmp)
         if os.path.samestat(os.stat(tmp), os.fstat(fd)):
             os.replace(tmp, aside)
